@@ -15,6 +15,7 @@ pub mod driver_report;
 pub mod emit;
 pub mod error;
 pub mod info;
+pub mod input;
 pub mod model;
 pub mod names;
 pub mod paths;
@@ -120,7 +121,7 @@ pub fn load_bytes(
     ));
     let over_text = registry::decode(over_bytes, over_path)?;
     let over = registry::parse_str(over_text, over_path, &mut warnings)?;
-    registry::overlay_from(&mut reg, over, path, over_path)?;
+    registry::overlay_from(&mut reg, over, path, over_path, &mut warnings)?;
     Ok(registry::Loaded {
         registry: reg,
         warnings,

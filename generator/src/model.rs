@@ -163,6 +163,17 @@ impl CType {
         !self.pointers.is_empty()
     }
 
+    /// The bits of the storage unit a bitfield of this base type packs into: a width must be in
+    /// `1..=` this (C forbids wider ones, and a zero-width member has no name).
+    pub fn bitfield_unit_bits(&self) -> u32 {
+        match self.base.as_str() {
+            "uint64_t" | "int64_t" | "VkDeviceAddress" | "VkDeviceSize" => 64,
+            "uint16_t" | "int16_t" => 16,
+            "uint8_t" | "int8_t" => 8,
+            _ => 32,
+        }
+    }
+
     /// C spelling, used in diffs and error messages.
     pub fn to_c(&self) -> String {
         let mut s = String::new();

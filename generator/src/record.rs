@@ -28,6 +28,9 @@ use crate::Options;
 /// The record's file name in the crate.
 pub const FILE: &str = "vkgen.toml";
 
+/// The largest `vkgen.toml` read (vkgen writes a few hundred bytes).
+pub const MAX_RECORD_BYTES: u64 = 1 << 20;
+
 /// What `vkgen.toml` holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -70,8 +73,10 @@ impl Record {
     /// The record in `crate_dir`, `None` when there is none.
     pub fn read(crate_dir: &Path) -> Result<Option<Record>> {
         let path = crate_dir.join(FILE);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            return Ok(None);
+        let text = match crate::input::read_regular_text(&path, MAX_RECORD_BYTES) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(bad(&path, &e.to_string())),
         };
         let doc = text
             .parse::<DocumentMut>()

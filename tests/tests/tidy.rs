@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 use vkgen_tests::paths::workspace_root;
 
+#[path = "tidy/env_reads.rs"]
+mod env_reads;
+
 /// The workspace's `.rs` files, relative to the root, without build outputs, fuzz corpora and
 /// the example crate (which is a separate project a user copies).
 fn rust_files() -> Vec<PathBuf> {
@@ -663,6 +666,44 @@ fn the_checks_see_what_they_check() {
     assert_eq!(fns.len(), 2);
     assert_eq!((fns[0].0.as_str(), fns[0].2, fns[0].3), ("a", 132, true));
     assert_eq!((fns[1].0.as_str(), fns[1].2, fns[1].3), ("b", 5, false));
+}
+
+#[test]
+fn runtime_code_reads_the_environment_only_through_the_safe_reader() {
+    let mut bad = Vec::new();
+    for rel in rust_files()
+        .into_iter()
+        .filter(|r| env_reads::is_runtime_code(r))
+    {
+        for line in env_reads::direct_reads(&read(&rel), code_part) {
+            bad.push(format!("{}:{line}", rel.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "environment read directly in runtime code (a setuid program would honour it): {bad:?}; \
+         use vkgen_platform::env::trusted_env, which ignores variables in elevated processes"
+    );
+    assert!(read(Path::new(env_reads::READER)).contains("std::env::var_os"));
+}
+
+#[test]
+fn the_env_rule_sees_direct_reads() {
+    let text = "use std::env;\nfn a() { std::env::var_os(\"X\"); }\n// env::var in a comment\n\
+                fn b() { env::var(\"Y\").ok(); }\nfn c() { libc::getenv(p); }\n\
+                fn d() { trusted_env(\"Z\"); }\n#[cfg(test)]\nmod tests { fn e() { std::env::var(\"W\"); } }\n";
+    assert_eq!(env_reads::direct_reads(text, code_part), vec![2, 4, 5]);
+    let covered = |p: &str| env_reads::is_runtime_code(Path::new(p));
+    assert!(covered("runtime/driver/src/backend/host/icd.rs"));
+    assert!(covered("generated/src/recorder_runtime.rs"));
+    assert!(!covered("runtime/driver/build.rs"));
+    assert!(!covered("runtime/drivers/host/tests/host.rs"));
+    assert!(
+        covered("runtime/driver/src/testing.rs"),
+        "ships in the driver"
+    );
+    assert!(!covered(env_reads::READER));
+    assert!(!covered("generator/src/registry/mod.rs"));
 }
 
 #[test]

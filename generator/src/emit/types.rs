@@ -303,15 +303,14 @@ fn fields(cx: &Ctx, members: &[Field]) -> Vec<(String, String)> {
             let storage = text::base_str(cx, &m.ty.base, Place::Field);
             let mut bits = 0u32;
             let mut parts = Vec::new();
-            let unit = match m.ty.base.as_str() {
-                "uint64_t" | "int64_t" | "VkDeviceAddress" | "VkDeviceSize" => 64,
-                _ => 32,
-            };
+            let unit = m.ty.bitfield_unit_bits();
             while i < members.len() {
                 let Some(b) = members[i].ty.bitfield else {
                     break;
                 };
-                if bits + b as u32 > unit {
+                // The parser refuses widths outside 1..=unit; the `parts` test keeps the loop
+                // advancing whatever it is given (a too-wide first member used to loop forever).
+                if bits + b as u32 > unit && !parts.is_empty() {
                     break;
                 }
                 bits += b as u32;

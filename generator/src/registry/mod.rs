@@ -51,9 +51,9 @@ pub fn load(vk_xml: &Path, overlay: Option<&Path>) -> Result<Loaded> {
     if let Some(path) = overlay {
         let bytes = read_registry(path)?;
         let over = parse_str(decode(&bytes, path)?, path, &mut warnings)?;
-        overlay_from(&mut registry, over, vk_xml, path)?;
+        overlay_from(&mut registry, over, vk_xml, path, &mut warnings)?;
     } else {
-        finish(&mut registry, vk_xml)?;
+        finish(&mut registry, vk_xml, &mut warnings)?;
     }
     Ok(Loaded { registry, warnings })
 }
@@ -72,23 +72,13 @@ pub const MAX_REGISTRY_BYTES: usize = 64 << 20;
 
 /// Reads a registry file of at most [`MAX_REGISTRY_BYTES`]: a larger one (or an endless one such
 /// as `/dev/zero`) is refused after reading one byte past the limit, never read whole.
+/// Only a regular file is read (a FIFO or a device is refused without blocking: see `input`).
 pub fn read_registry(path: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    // The size from the metadata is only a hint (a FIFO has none; a file may grow): the bounded
-    // read below is what enforces the limit.
-    let hint = file.metadata().map_or(0, |m| m.len());
-    if hint > MAX_REGISTRY_BYTES as u64 {
-        return Err(too_big(path, hint));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
-    file.take(MAX_REGISTRY_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io(path, e))?;
-    if bytes.len() > MAX_REGISTRY_BYTES {
-        return Err(too_big(path, bytes.len() as u64));
-    }
-    Ok(bytes)
+    use crate::input::{read_regular, ReadError};
+    read_regular(path, MAX_REGISTRY_BYTES as u64).map_err(|e| match e {
+        ReadError::TooBig(n) => too_big(path, n),
+        ReadError::Io(e) => Error::io(path, e),
+    })
 }
 
 fn too_big(path: &Path, len: u64) -> Error {

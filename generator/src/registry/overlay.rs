@@ -12,17 +12,24 @@ use crate::model::*;
 
 /// Lays `over` over `base` by element name, then merges enum additions and checks references.
 /// Errors in the overlay's elements are reported against `path` too; prefer [`overlay_from`].
-pub fn overlay_and_finish(base: &mut Registry, over: Registry, path: &Path) -> Result<()> {
-    overlay_from(base, over, path, path)
+pub fn overlay_and_finish(
+    base: &mut Registry,
+    over: Registry,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    overlay_from(base, over, path, path, warnings)
 }
 
 /// Lays `over` (read from `over_path`) over `base` (read from `base_path`), merges enum additions
-/// and checks the result; errors in elements the overlay contributed name `over_path`.
+/// and checks the result; errors in elements the overlay contributed name `over_path`. Conflicts
+/// that cannot reach the output are pushed to `warnings` instead.
 pub fn overlay_from(
     base: &mut Registry,
     over: Registry,
     base_path: &Path,
     over_path: &Path,
+    warnings: &mut Vec<String>,
 ) -> Result<()> {
     let origin = OverlayOrigin {
         path: over_path.to_owned(),
@@ -36,7 +43,78 @@ pub fn overlay_from(
     check_overlay(base, &over, base_path, over_path)?;
     apply_overlay(base, over);
     base.overlay_origin = Some(origin);
-    finish(base, base_path)
+    finish(base, base_path, warnings)?;
+    check_overlay_values(base, base_path, over_path)
+}
+
+/// The overlay's numbers must not collide with vk.xml's (issue 36): its extension's number may
+/// not be another extension's (every value it derives by `offset` would be that extension's),
+/// and a value it adds to a group may not equal a value of another name there (an `sType` of 0
+/// would make `VkNativeBufferANDROID` an application info to every `pNext` walker). Errors are
+/// located at the overlay's definition and name the one it collides with.
+fn check_overlay_values(reg: &Registry, base_path: &Path, over_path: &Path) -> Result<()> {
+    let located = |(line, col): (u32, u32), message: String| Error::Schema {
+        path: over_path.to_owned(),
+        line,
+        col,
+        message,
+    };
+    let Some(ours) = reg.extension(OVERLAY_EXTENSION) else {
+        return Ok(());
+    };
+    if let Some(other) = reg
+        .extensions
+        .iter()
+        .find(|x| x.number == ours.number && x.name != ours.name)
+    {
+        return Err(located(
+            (ours.line, ours.col),
+            format!(
+                "extension number {} of {OVERLAY_EXTENSION} is already {}'s, at {}:{}:{}",
+                ours.number,
+                clip(&other.name),
+                base_path.display(),
+                other.line,
+                other.col
+            ),
+        ));
+    }
+    for g in reg.enums.values() {
+        let mine = |v: &EnumValue| v.extension.as_deref() == Some(OVERLAY_EXTENSION);
+        // One map per group that has overlay values: value -> the first non-overlay name.
+        if !g.values.iter().any(mine) {
+            continue;
+        }
+        let theirs: std::collections::HashMap<i64, &EnumValue> = g
+            .values
+            .iter()
+            .filter(|v| !mine(v) && !matches!(v.value, EnumVal::Alias(_)))
+            .filter_map(|v| Some((super::enum_value(g, &v.value, 0)?, v)))
+            .collect();
+        for v in g.values.iter().filter(|v| mine(v)) {
+            if matches!(v.value, EnumVal::Alias(_)) {
+                continue;
+            }
+            let Some(n) = super::enum_value(g, &v.value, 0) else {
+                continue;
+            };
+            if let Some(other) = theirs.get(&n).filter(|o| o.name != v.name) {
+                return Err(located(
+                    (v.line, v.col),
+                    format!(
+                        "enum `{}` of {} has the value {n} of `{}`, at {}:{}:{}",
+                        clip(&v.name),
+                        g.name,
+                        clip(&other.name),
+                        base_path.display(),
+                        other.line,
+                        other.col
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The extension the overlay describes: the only one it may define.

@@ -231,6 +231,23 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// A bitfield's width must be in `1..=` its type's bits: `:0` names nothing and a wider one is
+    /// not C (the emitter packed it into no storage word at all).
+    pub(super) fn check_bitfield(&self, n: Node, name: &str, ty: &CType) -> Result<()> {
+        let unit = ty.bitfield_unit_bits();
+        match ty.bitfield {
+            Some(b) if b == 0 || u32::from(b) > unit => Err(self.schema(
+                n,
+                format!(
+                    "{}: bitfield width {b} is outside 1..={unit} for `{}`",
+                    clip(name),
+                    clip(&ty.base)
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// `(line, column)` of the node's start; the column counts characters, as roxmltree's do.
     pub(super) fn pos(&self, n: Node) -> (u32, u32) {
         self.index.line_col(n.range().start)
@@ -402,6 +419,7 @@ impl Cx<'_> {
             cdecl::parse_decl(&cdecl::tokenize(m)).map_err(|msg| self.schema(m, msg))?;
         self.check_name(m, "member", &name, &names::field_name(&name))?;
         self.check_array(m, &name, &ty)?;
+        self.check_bitfield(m, &name, &ty)?;
         Ok(Field {
             name,
             ty,

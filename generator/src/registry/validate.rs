@@ -12,7 +12,14 @@ use crate::model::*;
 /// Merges values that features and extensions add to enum groups, then checks references. A value
 /// added under a name its group already has must be the same value (vk.xml repeats some in several
 /// extensions' `<require>` blocks); a different one is an error naming both places.
-pub(super) fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
+///
+/// The one exception is a definition that can never reach the output: an extension not supported
+/// for Vulkan (`supported="disabled"`, a reserved number) is never selected, and Khronos'
+/// generators emit nothing for it either (`reg.py` keeps the first definition with an "Attempt to
+/// redefine" warning). Vulkan-Headers v1.2.154 to v1.2.190 define `VK_EXT_EXTENSION_357` twice in
+/// such an extension, once as `0` and once as a string; those conflicts are warnings located at
+/// the second definition, and only definitions that can be emitted take part in the check.
+pub(super) fn finish(reg: &mut Registry, path: &Path, warnings: &mut Vec<String>) -> Result<()> {
     let origin = reg.overlay_origin.clone();
     // The file an extension (or, for `None`, a feature or `<enums>` block) was read from.
     let file_of = |ext: Option<&String>, group: &str| -> PathBuf {
@@ -24,49 +31,15 @@ pub(super) fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
             })
             .map_or_else(|| path.to_owned(), |o| o.path.clone())
     };
-    // Features add values with no owning extension; extensions tag theirs.
-    let owners = reg
-        .features
+    // Extensions whose definitions are never emitted (see above).
+    let unused: std::collections::HashSet<String> = reg
+        .extensions
         .iter()
-        .map(|f| (None, &f.requires))
-        .chain(reg.extensions.iter().map(|x| (Some(&x.name), &x.requires)));
-    let mut additions: Vec<(String, EnumValue)> = Vec::new();
-    // Values that features and extensions define outside any group (spec versions, names).
-    let mut literals: std::collections::HashMap<&str, (&str, Option<&String>, u32, u32)> =
-        std::collections::HashMap::new();
-    for (owner, requires) in owners {
-        for e in requires.iter().flat_map(|r| &r.enums) {
-            if let (Some(group), Some(v)) = (&e.extends, &e.value) {
-                let value = EnumValue {
-                    name: e.name.clone(),
-                    value: v.clone(),
-                    extension: owner.cloned(),
-                    line: e.line,
-                    col: e.col,
-                };
-                additions.push((group.clone(), value));
-            } else if let (None, Some(lit)) = (&e.extends, &e.literal) {
-                match literals.get(e.name.as_str()) {
-                    Some(&(first, first_owner, line, col)) if first != lit => {
-                        return Err(Error::Schema {
-                            path: file_of(owner, ""),
-                            line: e.line,
-                            col: e.col,
-                            message: format!(
-                                "enum `{}` is defined again, differently; the first definition is at {}:{line}:{col}",
-                                clip(&e.name),
-                                file_of(first_owner, "").display()
-                            ),
-                        });
-                    }
-                    Some(_) => {}
-                    None => {
-                        literals.insert(&e.name, (lit, owner, e.line, e.col));
-                    }
-                }
-            }
-        }
-    }
+        .filter(|x| !x.supports_vulkan())
+        .map(|x| x.name.clone())
+        .collect();
+    let never_emitted = |ext: Option<&String>| ext.is_some_and(|x| unused.contains(x));
+    let additions = merge_literals(reg, &file_of, &never_emitted, warnings)?;
     // Names already in each group, so that merging stays linear in the registry's size.
     let mut present: std::collections::HashMap<String, std::collections::HashMap<String, usize>> =
         std::collections::HashMap::new();
@@ -86,19 +59,39 @@ pub(super) fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
                 }
                 Some(&i) => {
                     let old = &g.values[i];
-                    if !same_enum_value(&old.value, &value.value) {
+                    if same_enum_value(&old.value, &value.value) {
+                        continue;
+                    }
+                    let (old_file, new_file) = (
+                        file_of(old.extension.as_ref(), &g.name),
+                        file_of(value.extension.as_ref(), &g.name),
+                    );
+                    let message = format!(
+                        "enum `{}` of {} is defined again, differently; the first definition is at {}:{}:{}",
+                        clip(&value.name),
+                        g.name,
+                        old_file.display(),
+                        old.line,
+                        old.col
+                    );
+                    let (here, first) = (
+                        (&*new_file, value.line, value.col),
+                        (&*old_file, old.line, old.col),
+                    );
+                    if let Some(x) = value.extension.as_ref().filter(|x| never_emitted(Some(x))) {
+                        warnings.push(ignored(&value.name, here, first, x));
+                    } else if let Some(x) =
+                        old.extension.as_ref().filter(|x| never_emitted(Some(x)))
+                    {
+                        // The emitted definition replaces the one that never is.
+                        warnings.push(ignored(&value.name, first, here, x));
+                        g.values[i] = value;
+                    } else {
                         return Err(Error::Schema {
-                            path: file_of(value.extension.as_ref(), &g.name),
+                            path: new_file,
                             line: value.line,
                             col: value.col,
-                            message: format!(
-                                "enum `{}` of {} is defined again, differently; the first definition is at {}:{}:{}",
-                                clip(&value.name),
-                                g.name,
-                                file_of(old.extension.as_ref(), &g.name).display(),
-                                old.line,
-                                old.col
-                            ),
+                            message,
                         });
                     }
                 }
@@ -106,6 +99,84 @@ pub(super) fn finish(reg: &mut Registry, path: &Path) -> Result<()> {
         }
     }
     validate(reg, path)
+}
+
+/// A conflict with a definition that is never emitted, as a warning located at that definition
+/// and naming the other one.
+fn ignored(name: &str, dropped: (&Path, u32, u32), other: (&Path, u32, u32), ext: &str) -> String {
+    format!(
+        "{}:{}:{}: enum `{}` is defined differently at {}:{}:{}; this definition is ignored: extension `{}` is not supported for Vulkan and nothing of it is generated",
+        dropped.0.display(),
+        dropped.1,
+        dropped.2,
+        clip(name),
+        other.0.display(),
+        other.1,
+        other.2,
+        clip(ext)
+    )
+}
+
+/// Checks the values that features and extensions define outside any group (spec versions,
+/// names) for conflicting redefinitions, and returns the values they add to groups, in order.
+fn merge_literals(
+    reg: &Registry,
+    file_of: &dyn Fn(Option<&String>, &str) -> PathBuf,
+    never_emitted: &dyn Fn(Option<&String>) -> bool,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, EnumValue)>> {
+    // Features add values with no owning extension; extensions tag theirs.
+    let owners = reg
+        .features
+        .iter()
+        .map(|f| (None, &f.requires))
+        .chain(reg.extensions.iter().map(|x| (Some(&x.name), &x.requires)));
+    let mut additions: Vec<(String, EnumValue)> = Vec::new();
+    let mut literals: std::collections::HashMap<&str, (&str, Option<&String>, u32, u32)> =
+        std::collections::HashMap::new();
+    for (owner, requires) in owners {
+        for e in requires.iter().flat_map(|r| &r.enums) {
+            if let (Some(group), Some(v)) = (&e.extends, &e.value) {
+                let value = EnumValue {
+                    name: e.name.clone(),
+                    value: v.clone(),
+                    extension: owner.cloned(),
+                    line: e.line,
+                    col: e.col,
+                };
+                additions.push((group.clone(), value));
+            } else if let (None, Some(lit)) = (&e.extends, &e.literal) {
+                let Some(&(first, first_owner, line, col)) = literals.get(e.name.as_str()) else {
+                    literals.insert(&e.name, (lit, owner, e.line, e.col));
+                    continue;
+                };
+                if first == lit {
+                    continue;
+                }
+                let (first_file, here) = (file_of(first_owner, ""), file_of(owner, ""));
+                let message = format!(
+                    "enum `{}` is defined again, differently; the first definition is at {}:{line}:{col}",
+                    clip(&e.name),
+                    first_file.display()
+                );
+                let (this, that) = ((&*here, e.line, e.col), (&*first_file, line, col));
+                if let Some(x) = owner.filter(|x| never_emitted(Some(x))) {
+                    warnings.push(ignored(&e.name, this, that, x));
+                } else if let Some(x) = first_owner.filter(|x| never_emitted(Some(x))) {
+                    warnings.push(ignored(&e.name, that, this, x));
+                    literals.insert(&e.name, (lit, owner, e.line, e.col));
+                } else {
+                    return Err(Error::Schema {
+                        path: here,
+                        line: e.line,
+                        col: e.col,
+                        message,
+                    });
+                }
+            }
+        }
+    }
+    Ok(additions)
 }
 
 /// Two spellings of one enumerant value: equal, or `bitpos="b"` and `value="1<<b"`.

@@ -119,7 +119,7 @@ pub fn init_logging() {
         // What the command recorder cannot copy (an unknown `pNext` structure) is logged too.
         let _ = vkgen_generated::recorder::WARN.set(|args| log::warn!("{args}"));
         #[cfg(not(target_os = "android"))]
-        if std::env::var_os("VKGEN_LOG").is_some() {
+        if vkgen_platform::env::trusted_env("VKGEN_LOG").is_some() {
             // Fails only when the process installed a logger first; that one then gets our records.
             let _ = env_logger::Builder::from_env(env_logger::Env::new().filter("VKGEN_LOG"))
                 .try_init();
@@ -139,8 +139,9 @@ mod android_log {
     /// Installs the logcat logger with this library's tag and `VKGEN_LOG`'s filter (else
     /// [`vkgen_abi::logcat::DEFAULT_FILTER`]).
     pub(super) fn init() {
-        let filter = std::env::var("VKGEN_LOG")
-            .unwrap_or_else(|_| vkgen_abi::logcat::DEFAULT_FILTER.to_owned());
+        let filter = vkgen_platform::env::trusted_env("VKGEN_LOG")
+            .map(|v| v.to_string_lossy().into_owned())
+            .unwrap_or_else(|| vkgen_abi::logcat::DEFAULT_FILTER.to_owned());
         // env_logger only parses the filter here (same syntax as on hosts); liblog writes.
         let filter = env_logger::Builder::new().parse_filters(&filter).build();
         let max_level = filter.filter();

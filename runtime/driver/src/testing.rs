@@ -184,7 +184,7 @@ pub const DRIVER_LIB_DIR_ENV: &str = "VKGEN_DRIVER_LIB_DIR";
 /// With [`DRIVER_LIB_DIR_ENV`] set (test binaries copied to a machine without cargo), nothing is
 /// built and the library is taken from that directory.
 pub fn build_driver(package: &str, lib_name: &str) -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os(DRIVER_LIB_DIR_ENV).filter(|d| !d.is_empty()) {
+    if let Some(dir) = vkgen_platform::env::trusted_env(DRIVER_LIB_DIR_ENV) {
         let lib = Path::new(&dir).join(format!("lib{lib_name}.so"));
         return if lib.is_file() {
             Ok(lib)
@@ -212,7 +212,7 @@ pub fn build_driver(package: &str, lib_name: &str) -> Result<PathBuf, String> {
         .parent()
         .ok_or("no target directory")?
         .to_path_buf();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+    let cargo = vkgen_platform::env::trusted_env("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
     let mut cmd = std::process::Command::new(cargo);
     cmd.arg("build")

@@ -313,6 +313,94 @@ fn pnext_chains_are_deep_copied_and_unknown_structures_dropped() {
     );
 }
 
+/// The recorder's warnings, as the driver logs them (the test binary links the driver, so one
+/// `log` logger sees them).
+fn recorder_warnings() -> &'static std::sync::Mutex<Vec<String>> {
+    struct Capture(std::sync::Mutex<Vec<String>>);
+    impl log::Log for Capture {
+        fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+            true
+        }
+        fn log(&self, r: &log::Record<'_>) {
+            let line = r.args().to_string();
+            if line.starts_with("recorder: ") {
+                self.0.lock().unwrap().push(line);
+            }
+        }
+        fn flush(&self) {}
+    }
+    static LOGGER: std::sync::OnceLock<&'static Capture> = std::sync::OnceLock::new();
+    let logger = LOGGER.get_or_init(|| {
+        let c: &'static Capture = Box::leak(Box::new(Capture(Default::default())));
+        log::set_logger(c).expect("no other logger in this test binary");
+        log::set_max_level(log::LevelFilter::Warn);
+        // Points the recorder's reports at `log`, as every way into a built driver does first
+        // (this fixture calls the entry points directly).
+        vkgen_driver::export::init_logging();
+        c
+    });
+    &logger.0
+}
+
+/// Issue 36: a cyclic chain is copied up to the bound, not until memory runs out, and an
+/// unknown structure in every command logs a bounded number of lines, not one per command.
+#[test]
+fn cyclic_chains_end_and_drop_warnings_are_rate_limited() {
+    use vkgen_driver::generated::recorder::Arena;
+    let warnings = recorder_warnings();
+    let f = Fixture::new(vk::CommandPoolCreateFlags::empty());
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    // The engine reads the attachments, so there is one (a null array is no slice).
+    let colors = [vk::RenderingAttachmentInfo::default().image_view(vk::ImageView::from_raw(7))];
+    let mut group = vk::DeviceGroupRenderPassBeginInfo::default().device_mask(0b1);
+    // The structure is its own successor.
+    group.p_next = std::ptr::from_ref(&group).cast();
+    let mut info = vk::RenderingInfo::default().layer_count(1);
+    info.color_attachment_count = 1;
+    info.p_color_attachments = colors.as_ptr();
+    info.p_next = std::ptr::from_ref(&group).cast();
+    f.begin(cb);
+    // SAFETY: a recording command buffer; the chain is cyclic but every element is valid.
+    unsafe { f.device.cmd_begin_rendering(cb, &info) };
+    f.end(cb);
+    let log = replay(cb);
+    let groups = log[0].matches("group 0x1").count();
+    assert_eq!(groups, Arena::MAX_CHAIN_ELEMENTS, "{}", &log[0][..200]);
+    assert!(warnings
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|w| w.contains("was cut")));
+    // 1,000 commands, each with a structure the recorder cannot know.
+    let unknown = vk::BaseInStructure {
+        s_type: vk::StructureType::from_raw(1_999_999_000),
+        ..Default::default()
+    };
+    let mut info = vk::RenderingInfo::default().layer_count(1);
+    info.color_attachment_count = 1;
+    info.p_color_attachments = colors.as_ptr();
+    info.p_next = std::ptr::from_ref(&unknown).cast();
+    let cb = f.buffers(vk::CommandBufferLevel::PRIMARY, 1)[0];
+    f.begin(cb);
+    for _ in 0..1000 {
+        // SAFETY: a recording command buffer and a valid rendering info.
+        unsafe { f.device.cmd_begin_rendering(cb, &info) };
+    }
+    f.end(cb);
+    assert_eq!(replay(cb).len(), 1000, "every command is still recorded");
+    let w = warnings.lock().unwrap();
+    assert!(
+        w.len() <= Arena::MAX_DROP_REPORTS,
+        "{} lines: {w:?}",
+        w.len()
+    );
+    assert_eq!(
+        w.iter().filter(|l| l.contains("are not reported")).count(),
+        1,
+        "{w:?}"
+    );
+}
+
 #[test]
 fn secondaries_replay_inline_through_execute_commands() {
     let f = Fixture::new(vk::CommandPoolCreateFlags::empty());

@@ -331,6 +331,48 @@ fn wrong_handles_are_refused_and_the_fd_stays_the_callers() {
     }
 }
 
+/// Issue 36: only a sync file or an eventfd is a `SYNC_FD` payload, and only as a temporary
+/// import; anything else is `VK_ERROR_INVALID_EXTERNAL_HANDLE` and the fd stays the caller's.
+#[test]
+fn non_sync_file_fds_and_permanent_imports_are_refused() {
+    let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let o = Objects::new();
+    let fence = o.fence(false);
+    let binary = o.semaphore(false);
+    let bad = vk::Result::ERROR_INVALID_EXTERNAL_HANDLE;
+    let file = std::fs::File::open("/proc/self/status").unwrap();
+    let (pipe_r, _pipe_w) = rustix::pipe::pipe().unwrap();
+    for fd in [file.as_raw_fd(), pipe_r.as_raw_fd()] {
+        assert_eq!(o.import_fence(fence, FENCE_SYNC, fd), Err(bad));
+        assert_eq!(o.import_semaphore(binary, SEM_SYNC, fd), Err(bad));
+        assert!(is_open(fd), "a refused import must not take the fd");
+    }
+    // A permanent import (no TEMPORARY flag) of a good fd.
+    let fd = eventfd();
+    let raw = fd.as_raw_fd();
+    let info = vk::ImportFenceFdInfoKHR::default()
+        .fence(fence)
+        .handle_type(FENCE_SYNC)
+        .fd(raw);
+    // SAFETY: a valid info on a live device.
+    assert_eq!(unsafe { o.fence_fd.import_fence_fd(&info) }, Err(bad));
+    let info = vk::ImportSemaphoreFdInfoKHR::default()
+        .semaphore(binary)
+        .handle_type(SEM_SYNC)
+        .fd(raw);
+    // SAFETY: a valid info on a live device.
+    let permanent = unsafe { o.semaphore_fd.import_semaphore_fd(&info) };
+    assert_eq!(permanent, Err(bad));
+    assert!(is_open(raw));
+    // The same fd as a temporary import is taken (the driver owns it from here).
+    assert_eq!(o.import_fence(fence, FENCE_SYNC, fd.into_raw_fd()), Ok(()));
+    // SAFETY: the test's objects.
+    unsafe {
+        o.device.destroy_fence(fence, None);
+        o.device.destroy_semaphore(binary, None);
+    }
+}
+
 #[test]
 fn external_properties_name_sync_fd_only() {
     let _s = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -170,7 +170,36 @@ pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
             .iter()
             .map(|&(n, v)| properties(n, v)),
     );
+    #[cfg(not(target_os = "android"))]
+    out.push(properties(
+        PORTABILITY_ENUMERATION,
+        PORTABILITY_ENUMERATION_SPEC,
+    ));
     out
+}
+
+/// `VK_KHR_portability_enumeration`: the Khronos loader implements it on every desktop
+/// platform, and applications written for it (vkcube, GFXReconstruct captures made through that
+/// loader) enable it with `VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR` whether or not any
+/// portability driver exists. Offered on Linux hosts (AOSP has no such extension); a driver gets
+/// it, and the flag, only if it reports it itself ([`driver_instance_flags`]).
+pub const PORTABILITY_ENUMERATION: &CStr = c"VK_KHR_portability_enumeration";
+/// The spec version the Khronos loader reports.
+pub const PORTABILITY_ENUMERATION_SPEC: u32 = 1;
+
+/// The `VkInstanceCreateFlags` a driver is given: the application's, without
+/// `ENUMERATE_PORTABILITY_KHR` unless `VK_KHR_portability_enumeration` is among the extensions
+/// the driver itself is asked to enable (the Khronos loader's `terminator_CreateInstance` clears
+/// the bit for an ICD without the extension, which would otherwise refuse an unknown flag).
+pub fn driver_instance_flags(
+    flags: vk::InstanceCreateFlags,
+    driver_extensions: &[&CStr],
+) -> vk::InstanceCreateFlags {
+    if driver_extensions.contains(&PORTABILITY_ENUMERATION) {
+        flags
+    } else {
+        flags & !vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR
+    }
 }
 
 /// Whether `name` is one of the loader's own desktop surface extensions (Linux hosts), which
@@ -351,6 +380,7 @@ pub fn filter_for_driver<'a>(
             log::debug!("{name:?} is implemented by the loader; not passed to {driver_name}");
             continue;
         }
+        // The loader's own on Linux hosts, but a portability driver that reports it gets it.
         if contains(driver, name) {
             out.push(name);
         } else {
@@ -705,6 +735,35 @@ mod tests {
                 c"VK_GOOGLE_surfaceless_query",
                 c"VK_EXT_surface_maintenance1",
             ]
+        );
+    }
+
+    /// Issue 36: Linux hosts offer `VK_KHR_portability_enumeration` as the Khronos loader does;
+    /// its flag reaches only a driver that is given the extension.
+    #[test]
+    fn portability_enumeration_is_offered_and_its_flag_reaches_only_drivers_with_it() {
+        let offered = names(&loader_instance_extensions()).contains(&PORTABILITY_ENUMERATION);
+        assert_eq!(offered, cfg!(not(target_os = "android")));
+        let flag = vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
+        assert_eq!(
+            driver_instance_flags(flag, &[]),
+            vk::InstanceCreateFlags::empty()
+        );
+        assert_eq!(
+            driver_instance_flags(flag, &[c"VK_KHR_surface", PORTABILITY_ENUMERATION]),
+            flag
+        );
+        // Not passed down to a driver that lacks it; a driver that reports it gets it.
+        let requested = [PORTABILITY_ENUMERATION, c"VK_EXT_debug_utils"];
+        let plain = list(&[(c"VK_EXT_debug_utils", 2)]);
+        assert_eq!(
+            filter_for_driver(&requested, &plain, "plain"),
+            [c"VK_EXT_debug_utils"]
+        );
+        let portability = list(&[(PORTABILITY_ENUMERATION, 1), (c"VK_EXT_debug_utils", 2)]);
+        assert_eq!(
+            filter_for_driver(&requested, &portability, "portability"),
+            requested
         );
     }
 

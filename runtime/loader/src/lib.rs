@@ -173,10 +173,9 @@ impl LoaderConfig {
             })
             .unwrap_or_else(Properties::empty);
         let app = layers::AppIdentity {
-            package: std::env::var(APP_PACKAGE_ENV)
-                .ok()
-                .filter(|p| !p.is_empty()),
-            debuggable: std::env::var(APP_DEBUGGABLE_ENV).is_ok_and(|v| v == "1"),
+            // These select GPU debug layers, so they steer code loading like the paths above.
+            package: trusted_env(APP_PACKAGE_ENV).and_then(|p| p.into_string().ok()),
+            debuggable: trusted_env(APP_DEBUGGABLE_ENV).is_some_and(|v| v == "1"),
         };
         Self {
             gpu_debug: layers::GpuDebug::from_settings(&settings, &app, debuggable, &hal_root),

@@ -36,7 +36,7 @@ pub fn init() {
 
 #[cfg(not(target_os = "android"))]
 fn init_stderr() {
-    let Some(filter) = std::env::var_os(LOG_ENV) else {
+    let Some(filter) = vkgen_platform::env::trusted_env(LOG_ENV) else {
         return;
     };
     let filter = filter.to_string_lossy();
@@ -73,7 +73,8 @@ pub fn logcat_filter(
 
 #[cfg(target_os = "android")]
 fn init_logcat() {
-    let setting = std::env::var(LOG_ENV).ok();
+    let setting =
+        vkgen_platform::env::trusted_env(LOG_ENV).map(|v| v.to_string_lossy().into_owned());
     let (max_level, enabled) = logcat_filter(setting.as_deref());
     // Fails only when a logger is already installed in this library; that one then gets our records.
     if vkgen_abi::logcat::install(LOG_TAG, max_level, enabled).is_err() {

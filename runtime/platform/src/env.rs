@@ -1,8 +1,11 @@
-//! Environment variables that steer which code gets loaded, read safely.
+//! The one reader of environment variables for runtime code, setuid-safe.
 //!
-//! Like the Khronos loader's `loader_secure_getenv`, such variables are refused in
-//! setuid/setgid processes: the loader and the host driver run inside them too, and honouring
-//! a variable there would let any user inject code into a privileged process.
+//! Like the Khronos loader's `loader_secure_getenv`, variables are refused in setuid/setgid
+//! processes: the loader and the drivers run inside them too, and honouring a variable there
+//! would let any user inject code into a privileged process (`VKGEN_HOST_ICD` names a library to
+//! load, the app identity picks debug layers). Every variable goes through here, not only the
+//! ones that obviously steer loading, because which ones do is easy to get wrong: the tidy test
+//! `env_reads` refuses any other `std::env::var*` in runtime code.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
@@ -13,6 +16,11 @@ pub fn trusted_env(name: &str) -> Option<OsString> {
     // SAFETY: the four id getters take no arguments and cannot fail.
     let elevated =
         unsafe { libc::getuid() != libc::geteuid() || libc::getgid() != libc::getegid() };
+    env_unless_elevated(name, elevated)
+}
+
+/// [`trusted_env`] with the privilege test's answer given (so that tests need no setuid binary).
+fn env_unless_elevated(name: &str, elevated: bool) -> Option<OsString> {
     if elevated {
         if std::env::var_os(name).is_some() {
             log::warn!("{name} ignored: the process runs with elevated privileges");
@@ -42,6 +50,23 @@ pub fn split_path_list(value: &OsStr) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elevated_processes_see_no_variable() {
+        // A variable only this test sets (the test binary is not setuid; the flag stands in).
+        let name = "VKGEN_PLATFORM_ENV_TEST_ICD";
+        // No other test of this crate reads or writes this variable.
+        std::env::set_var(name, "/tmp/evil.so");
+        assert_eq!(env_unless_elevated(name, true), None);
+        assert_eq!(
+            env_unless_elevated(name, false),
+            Some(OsString::from("/tmp/evil.so"))
+        );
+        std::env::set_var(name, "");
+        assert_eq!(env_unless_elevated(name, false), None, "empty is unset");
+        std::env::remove_var(name);
+        assert_eq!(trusted_env(name), None);
+    }
 
     #[test]
     fn empty_entries_are_dropped() {

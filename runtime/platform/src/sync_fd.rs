@@ -252,6 +252,38 @@ impl FenceSignaller {
     }
 }
 
+/// Whether `fd` is something a `SYNC_FD` import may take: a kernel sync file, or an eventfd
+/// (the runtime's own native fences, what the drivers export where the device cannot). Regular
+/// files, pipes, sockets, devices and closed fds are not: a driver that polled one of those as a
+/// fence would see a "signalled" payload that means nothing (issue 36).
+pub fn is_fence_fd(fd: RawFd) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    if fd < 0 {
+        return false;
+    }
+    // The kernel names both kinds' anonymous inodes; the link is the cheap, exact test.
+    if let Ok(target) = std::fs::read_link(format!("/proc/self/fd/{fd}")) {
+        let target = target.as_os_str().as_bytes();
+        return target == b"anon_inode:sync_file" || target == b"anon_inode:[eventfd]";
+    }
+    // Without /proc: anything but a file, directory, pipe, socket or device node.
+    // SAFETY: only inspected for the call; an fd that is not open is reported as EBADF.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    rustix::fs::fstat(borrowed).is_ok_and(|st| {
+        use rustix::fs::FileType as T;
+        !matches!(
+            T::from_raw_mode(st.st_mode),
+            T::RegularFile
+                | T::Directory
+                | T::Fifo
+                | T::Socket
+                | T::BlockDevice
+                | T::CharacterDevice
+                | T::Symlink
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +301,19 @@ mod tests {
         let g = unsafe { NativeFence::from_raw(-2) };
         assert_eq!(g.into_raw(), -1);
         assert_eq!(NativeFence::signalled().try_clone().unwrap().into_raw(), -1);
+    }
+
+    #[test]
+    fn only_eventfds_and_sync_files_are_fence_fds() {
+        use std::os::fd::AsRawFd;
+        let fence = FenceSignaller::new().unwrap().fd().unwrap();
+        assert!(is_fence_fd(fence.as_raw_fd()));
+        let file = std::fs::File::open("/proc/self/status").unwrap();
+        assert!(!is_fence_fd(file.as_raw_fd()));
+        let (r, w) = rustix::pipe::pipe().unwrap();
+        assert!(!is_fence_fd(r.as_raw_fd()) && !is_fence_fd(w.as_raw_fd()));
+        assert!(!is_fence_fd(-1));
+        assert!(!is_fence_fd(1_000_000), "not open");
     }
 
     #[test]

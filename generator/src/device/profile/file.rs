@@ -21,6 +21,9 @@ pub struct ProfileDef {
     pub requires: Vec<String>,
 }
 
+/// The largest profiles file read (Khronos' largest are a few megabytes).
+pub const MAX_PROFILE_BYTES: u64 = 64 << 20;
+
 /// A parsed profiles file.
 #[derive(Debug, Clone)]
 pub struct ProfileFile {
@@ -31,9 +34,11 @@ pub struct ProfileFile {
 
 impl ProfileFile {
     pub fn read(path: &Path) -> Result<Self, DeviceError> {
-        let text = std::fs::read_to_string(path).map_err(|e| DeviceError::Io {
-            path: path.to_owned(),
-            source: e,
+        let text = crate::input::read_regular_text(path, MAX_PROFILE_BYTES).map_err(|e| {
+            DeviceError::Io {
+                path: path.to_owned(),
+                source: e,
+            }
         })?;
         Self::parse(&text, path)
     }

@@ -20,7 +20,8 @@ pub struct Limittypes(BTreeMap<(String, String), String>);
 impl Limittypes {
     /// Reads the `limittype` attributes of `vk_xml` (the model does not keep them).
     pub fn read(vk_xml: &Path) -> Result<Self, DeviceError> {
-        let text = std::fs::read_to_string(vk_xml).map_err(|e| DeviceError::Io {
+        let max = crate::registry::MAX_REGISTRY_BYTES as u64;
+        let text = crate::input::read_regular_text(vk_xml, max).map_err(|e| DeviceError::Io {
             path: vk_xml.to_owned(),
             source: e,
         })?;

@@ -24,6 +24,35 @@ pub(crate) fn warn(args: core::fmt::Arguments<'_>) {
     }
 }
 
+impl Arena {
+    /// The most `pNext` elements one chain copy walks. Real chains hold a handful (one per
+    /// extension structure a command accepts); a longer one is a cycle or garbage, and copying
+    /// it whole would fill memory (issue 36). Elements past the bound are dropped with a warning.
+    pub const MAX_CHAIN_ELEMENTS: usize = 256;
+
+    /// How many dropped-structure warnings a process logs: an application that chains an
+    /// unknown structure into every command would otherwise log one line per recorded command.
+    pub const MAX_DROP_REPORTS: usize = 16;
+}
+
+const MAX_CHAIN_ELEMENTS: usize = Arena::MAX_CHAIN_ELEMENTS;
+const MAX_DROP_REPORTS: usize = Arena::MAX_DROP_REPORTS;
+
+static DROP_REPORTS: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// Reports one structure a chain copy dropped, the first [`Arena::MAX_DROP_REPORTS`] times only; the
+/// last report says that further ones are not logged.
+fn report_drop(args: core::fmt::Arguments<'_>) {
+    let n = DROP_REPORTS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    match n + 1 {
+        m if m < MAX_DROP_REPORTS => warn(args),
+        MAX_DROP_REPORTS => warn(format_args!(
+            "{args} (further dropped pNext structures are not reported)"
+        )),
+        _ => {}
+    }
+}
+
 /// Fixes up the pointers of one structure already copied into the arena (its nested arrays,
 /// strings and `pNext` chain are copied and re-pointed), given the copy's address.
 pub(crate) type Fix = unsafe fn(&mut Arena, *mut u8);
@@ -209,7 +238,8 @@ impl Arena {
 
     /// A deep copy of the `pNext` chain at `src`: every structure the generated table knows is
     /// copied by its size and fixed up; an unknown `sType` is dropped from the copy, with a
-    /// warning, since its size (and so a copy) is unknowable.
+    /// (rate-limited) warning, since its size (and so a copy) is unknowable. At most
+    /// [`Arena::MAX_CHAIN_ELEMENTS`] elements are walked, so a cyclic chain ends too.
     ///
     /// # Safety
     /// A non-null `src` is a valid `pNext` chain: each element starts with `sType` and `pNext`.
@@ -217,7 +247,10 @@ impl Arena {
         let mut head: *mut c_void = ptr::null_mut();
         let mut tail: *mut vk::BaseOutStructure<'static> = ptr::null_mut();
         let mut cur = src.cast::<vk::BaseInStructure<'static>>();
-        while !cur.is_null() {
+        for _ in 0..MAX_CHAIN_ELEMENTS {
+            if cur.is_null() {
+                return head;
+            }
             // SAFETY: every chain element starts with the base-structure header (caller).
             let (s_type, next) = unsafe { ((*cur).s_type, (*cur).p_next) };
             match super::known_structure(s_type.as_raw()) {
@@ -240,12 +273,17 @@ impl Arena {
                     }
                     tail = copy;
                 }
-                None => warn(format_args!(
+                None => report_drop(format_args!(
                     "recorder: dropped an unknown structure (sType {}) from a pNext chain",
                     s_type.as_raw()
                 )),
             }
             cur = next;
+        }
+        if !cur.is_null() {
+            report_drop(format_args!(
+                "recorder: a pNext chain longer than {MAX_CHAIN_ELEMENTS} structures (a cycle?) was cut there"
+            ));
         }
         head
     }

@@ -97,7 +97,7 @@ pub const COMPRESSION_FIXED_RATES: vk::ImageCompressionFixedRateFlagsEXT =
 /// Whether the null device offers image compression control (unless
 /// [`IMAGE_COMPRESSION_ENV`] is `0`).
 fn image_compression_enabled() -> bool {
-    std::env::var_os(IMAGE_COMPRESSION_ENV).is_none_or(|v| v != "0")
+    vkgen_platform::env::trusted_env(IMAGE_COMPRESSION_ENV).is_none_or(|v| v != "0")
 }
 
 /// Kind of descriptor-set counter handles.

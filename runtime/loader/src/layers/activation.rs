@@ -16,7 +16,10 @@
 //! Khronos loader's order ([`super::host`]): active implicit layers after Android's implicit
 //! ones, `VK_INSTANCE_LAYERS` and the explicit layers `VK_LOADER_LAYERS_ENABLE` names before the
 //! app's; a manifest layer's library is opened here, when first activated, and one that cannot
-//! be loaded fails the instance as a missing layer does. `VK_INSTANCE_LAYERS` and the
+//! be loaded fails the instance as a missing layer does — unless only the environment asked for
+//! it (`VK_INSTANCE_LAYERS`, `VK_LOADER_LAYERS_ENABLE`): such a layer that is absent or cannot be
+//! loaded is skipped with a warning, as the Khronos loader does, so that one stale manifest or a
+//! typo in a variable does not break every application (issue 36). `VK_INSTANCE_LAYERS` and the
 //! `VK_LOADER_LAYERS_*` filters ([`LayerEnv`]) are read afresh at every `vkCreateInstance` too.
 
 use std::collections::HashSet;
@@ -190,7 +193,25 @@ pub fn activate(
     no_drivers: bool,
 ) -> Result<Vec<Arc<Layer>>, LayerError> {
     // Read now, as the Khronos loader does: a process may change them between instances.
-    let env = LayerEnv::current();
+    activate_with(
+        registry,
+        config,
+        properties,
+        app_layers,
+        no_drivers,
+        &LayerEnv::current(),
+    )
+}
+
+/// [`activate`] with the environment's layer variables given.
+fn activate_with(
+    registry: &LayerRegistry,
+    config: &LoaderConfig,
+    properties: &Properties,
+    app_layers: &[&CStr],
+    no_drivers: bool,
+    env: &LayerEnv,
+) -> Result<Vec<Arc<Layer>>, LayerError> {
     let (mut host_implicit, host_enabled) = host_names(registry, &env.filters);
     if no_drivers && !host_implicit.is_empty() {
         log::info!("no driver: implicit manifest layers {host_implicit:?} are not activated");
@@ -204,6 +225,15 @@ pub fn activate(
         &host_enabled,
         app_layers,
     );
+    // Names only the environment requested: failing to find or load one is not fatal.
+    let from_env = |name: &CStr| {
+        !app_layers.contains(&name)
+            && env
+                .instance_layers
+                .iter()
+                .chain(&host_enabled)
+                .any(|n| n.as_c_str() == name)
+    };
     let mut active = Vec::with_capacity(names.len());
     for name in names {
         match resolve(registry, &env.filters, &name) {
@@ -213,6 +243,9 @@ pub fn activate(
             // Khronos loader skips one whose library cannot be loaded.
             Err(e @ LayerError::HostLoad { .. }) if host_implicit.contains(&name) => {
                 log::warn!("implicit {e}; skipped");
+            }
+            Err(e) if from_env(name.as_c_str()) => {
+                log::warn!("{e}; requested by the environment only, so skipped");
             }
             Err(e) => {
                 log::warn!("{e}");
@@ -383,6 +416,53 @@ mod tests {
             ..config.clone()
         };
         assert!(activate(&registry, &release, &bad_prop, &[], false).is_err());
+    }
+
+    /// Issue 36: a layer only the environment names (`VK_INSTANCE_LAYERS`) that is absent or
+    /// named by path is skipped with a warning; the same name requested by the app still fails.
+    #[test]
+    fn environment_layers_that_cannot_load_are_skipped_app_ones_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        build_layer(
+            dir.path(),
+            "libVkLayer_one.so",
+            &Fixture {
+                layers: &["VK_LAYER_a"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
+        );
+        let config = LoaderConfig {
+            app_layer_path: vec![dir.path().to_path_buf()],
+            ..isolated_config(Path::new("/nonexistent-root"))
+        };
+        let registry = LayerRegistry::discover(&config);
+        let props = Properties::empty();
+        let env = LayerEnv {
+            instance_layers: vec![
+                c"VK_LAYER_missing".to_owned(),
+                c"/tmp/libVkLayer_by_path.so".to_owned(),
+                c"VK_LAYER_a".to_owned(),
+            ],
+            ..LayerEnv::default()
+        };
+        let active = activate_with(&registry, &config, &props, &[], false, &env).unwrap();
+        let names: Vec<&CStr> = active.iter().map(|l| l.name()).collect();
+        assert_eq!(
+            names,
+            [c"VK_LAYER_a"],
+            "the loadable environment layer stays"
+        );
+        let e = activate_with(
+            &registry,
+            &config,
+            &props,
+            &[c"VK_LAYER_missing"],
+            false,
+            &env,
+        )
+        .unwrap_err();
+        assert!(matches!(&e, LayerError::NotPresent { name } if name == "VK_LAYER_missing"));
     }
 
     #[test]

@@ -108,12 +108,15 @@ impl LayerRegistry {
     /// Discovers every layer the config allows. Rejected libraries and layers are logged.
     pub fn discover(config: &LoaderConfig) -> Self {
         let mut layers: Vec<Arc<Layer>> = Vec::new();
+        // Names seen so far: a scan of `layers` per layer was quadratic (issue 36).
+        let mut names: std::collections::HashSet<std::ffi::CString> =
+            std::collections::HashSet::new();
         let linker = linker::for_config(config);
         for path in layer_files(config) {
             match open_layer_library(config, &linker, &path) {
                 Ok(found) => {
                     for layer in found {
-                        if layers.iter().any(|l| l.name() == layer.name()) {
+                        if !names.insert(layer.name().to_owned()) {
                             log::warn!(
                                 "layer {:?} in {} ignored: already provided by an earlier library",
                                 layer.name(),

@@ -12,6 +12,11 @@
 //! Precedence: a name Android discovery found shadows every manifest layer of that name; among
 //! manifests the first found wins (implicit dirs, then explicit dirs, each in search order).
 //! Every skipped manifest or layer is logged with its reason.
+//!
+//! Bounds (issue 36): a manifest is read only if it is a regular file of at most
+//! [`MAX_LAYER_MANIFEST_BYTES`] (a 2 GB file cost every application 16.8 s and 2 GB at start),
+//! and shadowing is decided with hash sets, so discovery stays linear in the number of layers
+//! (50,000 took 14.9 s with a scan per layer).
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -208,19 +213,51 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
     })
 }
 
+/// The largest layer manifest read; Khronos' own are a few KiB.
+pub const MAX_LAYER_MANIFEST_BYTES: u64 = 1 << 20;
+
+/// A manifest's text: a regular file (opened without blocking, so a FIFO named `*.json` cannot
+/// hang the loader) of at most [`MAX_LAYER_MANIFEST_BYTES`], else why not.
+fn read_manifest(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    let too_big = || format!("larger than {MAX_LAYER_MANIFEST_BYTES} bytes; refused");
+    if meta.len() > MAX_LAYER_MANIFEST_BYTES {
+        return Err(too_big());
+    }
+    let mut text = String::new();
+    file.take(MAX_LAYER_MANIFEST_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() as u64 > MAX_LAYER_MANIFEST_BYTES {
+        return Err(too_big());
+    }
+    Ok(text)
+}
+
 /// Every usable manifest layer of `config` (implicit dirs first, then explicit), none of whose
 /// libraries is opened; names in `android` or earlier manifests shadow later ones.
 pub fn discover(config: &HostLayers, android: &[Arc<Layer>]) -> Vec<Arc<HostLayer>> {
     let mut found: Vec<Arc<HostLayer>> = Vec::new();
+    let android_names: std::collections::HashSet<&[u8]> =
+        android.iter().map(|l| l.name().to_bytes()).collect();
+    let mut found_names: std::collections::HashSet<String> = std::collections::HashSet::new();
     let groups = [
         (&config.implicit_paths, true),
         (&config.manifest_paths, false),
     ];
     for (paths, implicit) in groups {
         for manifest in manifest_files(paths) {
-            let parsed = std::fs::read_to_string(&manifest)
-                .map_err(|e| e.to_string())
-                .and_then(|text| parse(&manifest, &text));
+            let parsed = read_manifest(&manifest).and_then(|text| parse(&manifest, &text));
             let entries = match parsed {
                 Ok(entries) => entries,
                 Err(why) => {
@@ -236,12 +273,11 @@ pub fn discover(config: &HostLayers, android: &[Arc<Layer>]) -> Vec<Arc<HostLaye
                         manifest.display()
                     );
                 };
-                let name = layer.name.as_bytes();
-                if android.iter().any(|l| l.name().to_bytes() == name) {
+                if android_names.contains(layer.name.as_bytes()) {
                     skip("Android discovery found a layer of that name (it is preferred)");
                     continue;
                 }
-                if found.iter().any(|l| l.name().as_bytes() == name) {
+                if found_names.contains(&layer.name) {
                     skip("an earlier manifest has a layer of that name");
                     continue;
                 }
@@ -257,6 +293,7 @@ pub fn discover(config: &HostLayers, android: &[Arc<Layer>]) -> Vec<Arc<HostLaye
                     manifest.display(),
                     layer.library.display()
                 );
+                found_names.insert(layer.name.clone());
                 found.push(Arc::new(HostLayer {
                     manifest: manifest.clone(),
                     layer,
@@ -267,4 +304,75 @@ pub fn discover(config: &HostLayers, android: &[Arc<Layer>]) -> Vec<Arc<HostLaye
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer_json(name: &str) -> String {
+        format!(
+            r#"{{"name":"{name}","type":"GLOBAL","library_path":"libVkLayer_x.so","api_version":"1.3.0","implementation_version":"1","description":"x"}}"#
+        )
+    }
+
+    fn explicit(dir: &Path) -> HostLayers {
+        HostLayers {
+            manifest_paths: vec![dir.to_path_buf()],
+            implicit_paths: Vec::new(),
+        }
+    }
+
+    /// Issue 36: a 2 GB manifest (sparse here) is refused from its size, beside a good one.
+    #[test]
+    fn oversized_manifests_are_skipped_without_being_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = std::fs::File::create(dir.path().join("a_big.json")).unwrap();
+        big.set_len(2 << 30).unwrap();
+        let good = format!(
+            r#"{{"file_format_version":"1.2.0","layer":{}}}"#,
+            layer_json("VK_LAYER_good")
+        );
+        std::fs::write(dir.path().join("b_good.json"), good).unwrap();
+        assert!(read_manifest(&dir.path().join("a_big.json"))
+            .unwrap_err()
+            .contains("larger than"));
+        let t = std::time::Instant::now();
+        let found = discover(&explicit(dir.path()), &[]);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            t.elapsed()
+        );
+        let names: Vec<&str> = found.iter().map(|l| l.name()).collect();
+        assert_eq!(names, ["VK_LAYER_good"]);
+    }
+
+    /// Issue 36: 50,000 layers (50 manifests of 1,000; the last repeats the first's names) are
+    /// found in linear time, the first of each name winning.
+    #[test]
+    fn fifty_thousand_layers_are_discovered_in_linear_time() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in 0..50 {
+            // Manifest 49 repeats manifest 0's names: shadowed.
+            let base = if f == 49 { 0 } else { f };
+            let layers: Vec<String> = (0..1000)
+                .map(|i| layer_json(&format!("VK_LAYER_{}_{i}", base)))
+                .collect();
+            let text = format!(
+                r#"{{"file_format_version":"1.2.0","layers":[{}]}}"#,
+                layers.join(",")
+            );
+            std::fs::write(dir.path().join(format!("m{f:02}.json")), text).unwrap();
+        }
+        let t = std::time::Instant::now();
+        let found = discover(&explicit(dir.path()), &[]);
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t.elapsed()
+        );
+        assert_eq!(found.len(), 49_000);
+        assert!(found.iter().all(|l| !l.manifest.ends_with("m49.json")));
+    }
 }

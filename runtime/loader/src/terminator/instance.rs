@@ -320,6 +320,7 @@ unsafe fn create_driver_instance(
         app
     });
     let mut driver_info = *info;
+    driver_info.flags = extensions::driver_instance_flags(info.flags, &names);
     driver_info.p_next = p_next;
     driver_info.enabled_layer_count = 0;
     driver_info.pp_enabled_layer_names = std::ptr::null();

@@ -357,7 +357,9 @@ pub fn candidate_manifests() -> Vec<PathBuf> {
 
 /// Finds and opens the host ICD (see the module docs).
 pub fn discover() -> Result<HostIcd, HostError> {
-    if let Some(m) = std::env::var_os(HOST_ICD_ENV).filter(|v| !v.is_empty()) {
+    // Through the setuid-safe reader: in a setuid process the variable would load a user's
+    // library with the process's privileges.
+    if let Some(m) = vkgen_platform::env::trusted_env(HOST_ICD_ENV) {
         return HostIcd::open(Path::new(&m));
     }
     let mut tried = Vec::new();

@@ -608,33 +608,6 @@ pub(super) enum Target {
     Fence(vk::Fence),
 }
 
-/// Whether `fd` is something a `SYNC_FD` import takes: a kernel sync file, or an eventfd (the
-/// runtime's own native fences, what this emulation exports). Regular files, pipes, sockets and
-/// closed fds are not.
-fn is_sync_file(fd: i32) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    if let Ok(target) = std::fs::read_link(format!("/proc/self/fd/{fd}")) {
-        let target = target.as_os_str().as_bytes();
-        return target == b"anon_inode:sync_file" || target == b"anon_inode:[eventfd]";
-    }
-    // Without /proc: anything but a file, directory, pipe, socket or device node.
-    // SAFETY: only inspected; an invalid fd is reported as EBADF.
-    let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    rustix::fs::fstat(borrowed).is_ok_and(|st| {
-        use rustix::fs::FileType as T;
-        !matches!(
-            T::from_raw_mode(st.st_mode),
-            T::RegularFile
-                | T::Directory
-                | T::Fifo
-                | T::Socket
-                | T::BlockDevice
-                | T::CharacterDevice
-                | T::Symlink
-        )
-    })
-}
-
 /// A gate from the pool, or a new one.
 fn take_gate(dev: &HostDevice, sync: &SyncEmulation) -> Result<(vk::Semaphore, u64), vk::Result> {
     if let Some(g) = lock(&sync.gates).pop() {
@@ -665,7 +638,7 @@ pub(super) fn import(dev: &HostDevice, target: Target, fd: i32) -> vk::Result {
             );
         }
     }
-    if fd >= 0 && !is_sync_file(fd) {
+    if fd >= 0 && !crate::sync_fd::is_fence_fd(fd) {
         return vkgen_abi::vk_error!(
             vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
             "SYNC_FD import: fd {fd} is neither a sync file nor an eventfd"

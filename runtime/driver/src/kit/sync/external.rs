@@ -9,8 +9,31 @@ use std::ffi::c_int;
 use vkgen_generated::vk;
 
 use super::object::{fence, semaphore, Semaphore};
-use crate::sync_fd::NativeFence;
+use crate::sync_fd::{is_fence_fd, NativeFence};
 use crate::util::{find_in_chain, guard, take_native_fence};
+
+/// Takes a `SYNC_FD` payload being imported: `-1` (signalled) or a sync file or eventfd, and only
+/// as a temporary import (the spec's valid usage for `SYNC_FD`, which has no permanent form).
+/// Anything else is `VK_ERROR_INVALID_EXTERNAL_HANDLE` and the fd stays the application's.
+///
+/// # Safety
+/// A non-negative `fd` that is open is the caller's to hand over (the import's contract).
+unsafe fn take_sync_fd(fd: c_int, temporary: bool, op: &str) -> Result<NativeFence, vk::Result> {
+    if !temporary {
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "{op}: a SYNC_FD import must be TEMPORARY"
+        ));
+    }
+    if fd >= 0 && !is_fence_fd(fd) {
+        return Err(vkgen_abi::vk_error!(
+            vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,
+            "{op}: fd {fd} is neither a sync file nor an eventfd"
+        ));
+    }
+    // SAFETY: the caller hands the fd over; a closed one is refused without being taken.
+    unsafe { take_native_fence(fd) }
+}
 
 /// Writes an exported fence's fd (`-1` for a signalled one); the caller owns it.
 ///
@@ -96,9 +119,10 @@ pub(super) unsafe extern "system" fn import_fence_fd(
                     info.handle_type
                 );
             };
-            // SAFETY: on success the fd is the driver's (the import transfers ownership); a closed
-            // fd is refused without being taken.
-            match unsafe { take_native_fence(info.fd) } {
+            let temporary = info.flags.contains(vk::FenceImportFlags::TEMPORARY);
+            // SAFETY: on success the fd is the driver's (the import transfers ownership); a
+            // refused one is not taken.
+            match unsafe { take_sync_fd(info.fd, temporary, "vkImportFenceFdKHR") } {
                 Ok(f) => {
                     target.import(f);
                     vk::Result::SUCCESS
@@ -191,9 +215,10 @@ pub(super) unsafe extern "system" fn import_semaphore_fd(
                 Ok(s) => s,
                 Err(e) => return e,
             };
-            // SAFETY: on success the fd is the driver's (the import transfers ownership); a closed
-            // fd is refused without being taken.
-            match unsafe { take_native_fence(info.fd) } {
+            let temporary = info.flags.contains(vk::SemaphoreImportFlags::TEMPORARY);
+            // SAFETY: on success the fd is the driver's (the import transfers ownership); a
+            // refused one is not taken.
+            match unsafe { take_sync_fd(info.fd, temporary, "vkImportSemaphoreFdKHR") } {
                 Ok(f) => {
                     sem.set_temporary(f);
                     vk::Result::SUCCESS

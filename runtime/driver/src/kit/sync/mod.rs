@@ -27,7 +27,8 @@
 //! * **Import** (`vkImport{Fence,Semaphore}FdKHR`) is temporary (the only permanence `SYNC_FD`
 //!   has): the fd becomes the payload until the next reset (fence) or wait (semaphore). `-1`
 //!   means signalled. On success the driver owns the fd; on failure (another handle type, a
-//!   closed fd, a timeline semaphore) it does not, and the error is
+//!   closed fd, an fd that is neither a sync file nor an eventfd, an import without the
+//!   `TEMPORARY` flag, a timeline semaphore) it does not, and the error is
 //!   `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
 //! * **Native buffers**: [`signal_on_native_fence`] and [`super::queue::release_native_fence`]
 //!   are the `NativeBuffers` sync hooks over these objects.

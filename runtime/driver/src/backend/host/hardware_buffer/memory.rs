@@ -188,7 +188,9 @@ pub(super) fn allocator_layout_fits(
 /// NVIDIA takes on hosts whose layouts match).
 pub(super) fn force_copy() -> bool {
     static FORCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *FORCE.get_or_init(|| std::env::var_os("VKGEN_HOST_AHB_COPY").is_some_and(|v| v == "1"))
+    *FORCE.get_or_init(|| {
+        vkgen_platform::env::trusted_env("VKGEN_HOST_AHB_COPY").is_some_and(|v| v == "1")
+    })
 }
 
 /// One copy region per plane of `img` on `desc` (Vulkan plane order, the allocator's offsets
