@@ -120,11 +120,10 @@ impl<D: Kit> PhysicalDeviceDesc<D> {
     pub fn new(name: &core::ffi::CStr, data: D::PhysicalDevice) -> Self {
         let extensions = D::device_extensions().to_vec();
         let features = requirements::default_features(D::API_VERSION, &extensions);
+        let properties =
+            requirements::with_required_limits(defaults::properties(name, D::API_VERSION));
         Self {
-            properties: requirements::with_required_limits(defaults::properties(
-                name,
-                D::API_VERSION,
-            )),
+            properties: requirements::with_feature_limits(properties, &features),
             features,
             queue_families: vec![defaults::queue_family()],
             memory: defaults::memory_properties(defaults::HEAP_SIZE),
