@@ -60,6 +60,7 @@ pub mod common;
 pub mod debug;
 pub mod defaults;
 pub mod extensions;
+pub mod format;
 pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;
@@ -168,8 +169,10 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The kit's resource objects ([`resources`], Mesa's `vk_device_memory`, `vk_buffer`,
     /// `vk_image`, …): device memory (host memory, charged to its heap, mappable when
-    /// host-visible), buffers, images, image views, samplers, query pools and private data
-    /// slots, with every command that follows from their state. Drivers with their own objects
+    /// host-visible), buffers, buffer views, images, image views, samplers, sampler YCbCr
+    /// conversions, query pools, events and private data slots, with every command that
+    /// follows from their state (with [`Kit::RECORD_COMMANDS`], also the event and timestamp
+    /// commands the engine does not run, applied at replay: [`command::CommandBuffer::replay`]). Drivers with their own objects
     /// leave it off.
     const RESOURCE_OBJECTS: bool = false;
 
@@ -217,6 +220,22 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         completion: queue::Completion,
     ) -> Result<(), vk::Result> {
         let _ = (queue, batch, completion);
+        Ok(())
+    }
+
+    /// The binds of one `VkBindSparseInfo` of a `vkQueueBindSparse` on `queue` (with
+    /// [`Kit::SYNC_OBJECTS`]: the kit orders the info's semaphores and the fence like a
+    /// submit's, [`queue`]), called when the application makes the call. Default: the kit's
+    /// devices have no sparse features, so a bind is invalid usage — logged, and ignored.
+    fn sparse_bind(queue: &Queue<Self>, info: &vk::BindSparseInfo<'_>) -> Result<(), vk::Result> {
+        let _ = queue;
+        log::error!(
+            "vkQueueBindSparse: {} buffer, {} opaque image and {} image binds on a device \
+             without sparse features (invalid usage; override Kit::sparse_bind)",
+            info.buffer_bind_count,
+            info.image_opaque_bind_count,
+            info.image_bind_count
+        );
         Ok(())
     }
 

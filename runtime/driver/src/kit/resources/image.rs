@@ -21,7 +21,7 @@ pub(super) const ALIGNMENT: u64 = 256;
 /// Bytes per block and the block's extent in texels: exact for the core formats; 16 bytes per
 /// texel (the largest core uncompressed texel a shader can sample) for extension formats,
 /// which over-allocates but never under-allocates.
-fn block(format: vk::Format) -> (u64, u32, u32) {
+pub(crate) fn block(format: vk::Format) -> (u64, u32, u32) {
     let f = format.as_raw();
     let texel = |b| (b, 1, 1);
     match f {
@@ -433,6 +433,8 @@ impl ImageView {
 /// A `VkSampler` of the kit: its create info (without the chain).
 pub struct Sampler {
     pub info: vk::SamplerCreateInfo<'static>,
+    /// The state of the `VkSamplerYcbcrConversion` its create info chained, if any.
+    pub ycbcr: Option<super::ycbcr::YcbcrState>,
     pub vendor: VendorData,
 }
 
@@ -513,6 +515,8 @@ unsafe extern "system" fn create_sampler(
             };
             let sampler = Sampler {
                 info,
+                // SAFETY: `i.p_next` is the application's valid chain (VUID-VkSamplerCreateInfo-pNext-pNext).
+                ycbcr: unsafe { super::ycbcr::chained(i.p_next) },
                 vendor: VendorData::default(),
             };
             // SAFETY: the application's allocator and output pointer (-pAllocator-, -pSampler-parameter).

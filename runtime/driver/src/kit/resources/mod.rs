@@ -1,6 +1,6 @@
 //! The kit's resource objects (Mesa's `vk_device_memory`, `vk_buffer`, `vk_image`,
-//! `vk_image_view`, `vk_sampler`, `vk_query_pool` and `vk_private_data`), for drivers that
-//! turn [`Kit::RESOURCE_OBJECTS`] on.
+//! `vk_image_view`, `vk_sampler`, `vk_query_pool`, `vk_private_data`, `vk_buffer_view` and
+//! `vk_ycbcr_conversion`, and events), for drivers that turn [`Kit::RESOURCE_OBJECTS`] on.
 //!
 //! Each object keeps what its create info said (validated), its binding, and a slot for the
 //! vendor's own data ([`VendorData`]); the kit answers every command that follows from that
@@ -29,14 +29,26 @@ use super::Kit;
 use crate::handles::{create_object, ObjectKind};
 
 mod buffer;
+mod buffer_view;
+pub mod event;
 mod image;
 mod memory;
 mod query;
+mod ycbcr;
 
 pub use buffer::Buffer;
+pub use buffer_view::BufferView;
+pub use event::Event;
 pub use image::{Image, ImageView, Sampler};
 pub use memory::DeviceMemory;
-pub use query::{PrivateDataSlot, QueryPool};
+pub use query::{timestamp_now, PrivateDataSlot, QueryPool};
+pub use ycbcr::{SamplerYcbcrConversion, YcbcrState};
+
+/// Bytes per block and the block's extent of `format` (the image layout's table; what the
+/// format stand-in reads).
+pub(crate) fn block_of(format: vk::Format) -> (u64, u32, u32) {
+    image::block(format)
+}
 
 /// Stores `value` as a new object and its handle through `out`.
 ///
@@ -251,4 +263,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&buffer::entries::<D>())
         .or(&image::entries::<D>())
         .or(&query::entries())
+        .or(&event::entries())
+        .or(&buffer_view::entries::<D>())
+        .or(&ycbcr::entries())
 }
