@@ -43,12 +43,16 @@ pub fn emit(cx: &Ctx) -> Result<String> {
 fn driver_ids(cx: &Ctx) -> String {
     use crate::device::layout::{enum_name, enum_named};
     let mut rows = String::new();
-    if let Some(g) = cx.reg().enums.get("VkDriverId") {
+    // Registries before 1.2 name the group by its extension (`VkDriverIdKHR`).
+    let group = ["VkDriverId", "VkDriverIdKHR"]
+        .into_iter()
+        .find(|g| cx.reg().enums.contains_key(*g));
+    if let Some((group, g)) = group.and_then(|n| Some((n, cx.reg().enums.get(n)?))) {
         let mut seen = BTreeSet::new();
         for v in &g.values {
-            if let Some(value) = enum_named(cx.reg(), "VkDriverId", &v.name) {
+            if let Some(value) = enum_named(cx.reg(), group, &v.name) {
                 if seen.insert(value) {
-                    let name = enum_name(cx.reg(), "VkDriverId", value).unwrap_or(v.name.clone());
+                    let name = enum_name(cx.reg(), group, value).unwrap_or(v.name.clone());
                     let _ = writeln!(rows, "    ({name:?}, {value}),");
                 }
             }
