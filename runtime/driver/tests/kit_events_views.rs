@@ -207,13 +207,13 @@ fn recorded_sets_resets_and_timestamps_apply_at_replay_in_order() {
         d.cmd_reset_query_pool(cb, pool, 0, 3);
         d.cmd_write_timestamp2(cb, stage, pool, 0);
         d.cmd_set_event2(cb, set, &dep);
-        // Reset, set, reset: the last one recorded wins.
+        // Set by the host, then set and reset by the device: the last one recorded wins.
         d.cmd_set_event2(cb, reset, &dep);
         d.cmd_reset_event2(cb, reset, stage);
         d.cmd_wait_events2(cb, &[set], &[dep]);
         d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, 1);
     });
-    // SAFETY: as above.
+    // SAFETY: objects of this device, idle once the fence signalled.
     unsafe {
         assert_eq!(
             d.get_event_status(set),

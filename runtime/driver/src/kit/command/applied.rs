@@ -52,7 +52,7 @@ pub(super) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {
             p_events,
             ..
         } if events && !runs(CommandId::CMD_WAIT_EVENTS2) => {
-            // SAFETY: as above.
+            // SAFETY: the recorded copy of `pEvents`, `eventCount` long, in the recording.
             wait_all(unsafe { crate::util::slice(p_events, event_count) });
         }
         Cmd::WriteTimestamp {

@@ -31,7 +31,7 @@ unsafe fn timeline_values(info: &vk::BindSparseInfo<'_>) -> (Vec<u64>, Vec<u64>)
             // hold the counts it states.
             let t =
                 unsafe { &*std::ptr::from_ref(s).cast::<vk::TimelineSemaphoreSubmitInfo<'_>>() };
-            // SAFETY: as above.
+            // SAFETY: a `VkTimelineSemaphoreSubmitInfo`'s arrays hold the counts it states.
             let (w, g) = unsafe {
                 (
                     slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count),
@@ -140,7 +140,7 @@ pub(super) unsafe extern "system" fn queue_bind_sparse<D: Kit>(
                 return e;
             }
         }
-        // SAFETY: as above; `fence` is null or live.
+        // SAFETY: `infos` are the application's valid structures; `fence` is null or live.
         for sub in unsafe { submissions(infos, fence) } {
             if let Err(e) = enqueue(q, sub) {
                 return e;
