@@ -251,12 +251,13 @@ fn a_replayed_wait_holds_the_batch_until_the_host_sets_the_event() {
     let cb = s.record(|d, cb| unsafe { d.cmd_wait_events2(cb, &[e], &[dep]) });
     let raw = vk::Handle::as_raw(e);
     let device = d.clone();
+    // Before the setter starts: its set comes at least 150 ms after this.
+    let start = Instant::now();
     let setter = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(150));
         // SAFETY: the test's live event; vkSetEvent may run while a batch waits on it.
         unsafe { device.set_event(vk::Handle::from_raw(raw)) }.unwrap();
     });
-    let start = Instant::now();
     let fence = s.submit(cb);
     s.wait(fence);
     assert!(
