@@ -3329,7 +3329,22 @@ impl Recording {
     /// `vkCmdExecuteCommands` goes to the engine's own method when it defines one, else
     /// each secondary goes to `secondary` (the kit replays it inline).
     pub fn replay<E: Execute>(&self, engine: &mut E, secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E)) {
+        self.replay_with(engine, secondary, &mut |_| false);
+    }
+
+    /// [`replay`](Self::replay), offering each command to `kit` first: a command it
+    /// returns `true` for was handled there (the driver kit applies the state of commands
+    /// an engine does not run, in order: events, timestamps) and skips the engine.
+    pub fn replay_with<E: Execute>(
+        &self,
+        engine: &mut E,
+        secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E),
+        kit: &mut dyn FnMut(&Cmd) -> bool,
+    ) {
         for cmd in &self.commands {
+            if kit(cmd) {
+                continue;
+            }
             // SAFETY: the arguments are the recorded ones: copies in this recording's arena,
             // which lives as long as `self`, or the application's values the docs list.
             unsafe {

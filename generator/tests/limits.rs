@@ -60,3 +60,62 @@ fn limits_per_version_with_their_kind_on_old_and_new_registries() {
     assert!(mul.contains("kind: \"min,mul\""), "{mul}");
     assert!(row(&old, "VK_VERSION_1_1", "maxMultiviewViewCount").is_some());
 }
+
+/// Issue 30: the limits a supported feature requires (`registry/limits/feature_limits.json`,
+/// from the specification's tables) are rows with `features`, named `feature X` in `by`, kept
+/// only where the selection has the feature and the structure; `DRIVER_IDS` lists the
+/// registry's `VkDriverId` values.
+#[test]
+fn feature_dependent_limits_and_driver_ids_per_registry() {
+    let data: serde_json::Value = serde_json::from_str(vkgen::emit::limits::FEATURE_DATA).unwrap();
+    assert_eq!(data["source"]["path"], "chapters/limits.adoc");
+    assert!(data["rows"].as_array().is_some_and(|r| r.len() >= 15));
+
+    let new = features_rs("1.4.359");
+    let aniso = row(&new, "feature samplerAnisotropy", "maxSamplerAnisotropy").unwrap();
+    assert!(
+        aniso.contains("required: \"16.0\"")
+            && aniso.contains("features: &[\"samplerAnisotropy\"]"),
+        "{aniso}"
+    );
+    let lines = row(
+        &new,
+        "feature bresenhamLines, rectangularLines or smoothLines",
+        "lineSubPixelPrecisionBits",
+    )
+    .unwrap();
+    assert!(
+        lines.contains("features: &[\"bresenhamLines\", \"rectangularLines\", \"smoothLines\"]")
+    );
+    let divisor = row(
+        &new,
+        "feature vertexAttributeInstanceRateDivisor",
+        "maxVertexAttribDivisor",
+    )
+    .unwrap();
+    assert!(divisor.contains("required: \"65535\""), "{divisor}");
+    // Version rows carry no features.
+    let v = row(&new, "VK_VERSION_1_4", "maxImageDimension2D").unwrap();
+    assert!(v.contains("features: &[]"), "{v}");
+    assert!(new.contains("(\"VK_DRIVER_ID_GOOGLE_SWIFTSHADER\", 10),"));
+
+    // vk-1.3.239 has the line-rasterization extension's structure; 1.1.130 has no 1.2
+    // descriptor-indexing feature, so no row names it.
+    let mid = features_rs("1.3.239");
+    assert!(row(
+        &mid,
+        "feature bresenhamLines, rectangularLines or smoothLines",
+        "lineSubPixelPrecisionBits"
+    )
+    .is_some());
+    let old = features_rs("1.1.130");
+    assert!(!old.contains("by: \"feature descriptorIndexing\""));
+    assert!(row(
+        &old,
+        "feature tessellationShader",
+        "maxTessellationPatchSize"
+    )
+    .is_some());
+    // Before 1.2 the enumerants carry the extension's suffix.
+    assert!(old.contains("(\"VK_DRIVER_ID_GOOGLE_SWIFTSHADER_KHR\", 10),"));
+}

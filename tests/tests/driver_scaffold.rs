@@ -552,6 +552,82 @@ fn check_report_names_what_the_description_misses_and_what_a_down_bump_drops() {
     );
 }
 
+/// Issue 30: the unedited scaffold is a valid device at 1.3 and, bumped to the 1.4 registry,
+/// at 1.4 — timestamps on its queue family, the limits of the features 1.4 requires, a real
+/// `driverID` — and `--check --report` names each cross-check a description fails.
+#[test]
+fn check_report_runs_the_cross_checks_at_1_3_and_1_4() {
+    let s = scaffold();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("acme");
+    paths::copy_tree(&s.crate_dir, &copy);
+    // Its own target: see `check_report_names_what_the_description_misses…`.
+    let target = paths::target_dir().join("scaffold-cross-checks");
+    let report = || {
+        Command::new(vkgen_bin())
+            .args(["driver", "--name", "acme", "--check", "--report", "--out"])
+            .arg(&copy)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let clean13 = report();
+    assert!(clean13.status.success(), "{}", text(&clean13));
+    assert!(
+        text(&clean13).contains("(Vulkan 1.3): 0 missing, 0 warnings"),
+        "{}",
+        text(&clean13)
+    );
+    let newest = registry().with_file_name("vk-1.4.359.xml");
+    let bump = vkgen(
+        &[
+            "driver",
+            "--name",
+            "acme",
+            "--registry",
+            &newest.to_string_lossy(),
+        ],
+        &copy,
+    );
+    assert!(bump.status.success(), "{}", text(&bump));
+    let clean14 = report();
+    assert!(clean14.status.success(), "{}", text(&clean14));
+    assert!(
+        text(&clean14).contains("(Vulkan 1.4): 0 missing, 0 warnings"),
+        "{}",
+        text(&clean14)
+    );
+
+    let lib = copy.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).unwrap().replace(
+        "let device = PhysicalDeviceDesc::new(c\"acme device\", ());",
+        "let mut device = PhysicalDeviceDesc::new(c\"acme device\", ());\n        \
+         device.queue_families[0].timestamp_valid_bits = 0;\n        \
+         device.properties.line_sub_pixel_precision_bits = 0;\n        \
+         device.properties.driver_id = vk::DriverId::from_raw(0);",
+    );
+    assert!(source.contains("timestamp_valid_bits = 0"));
+    std::fs::write(&lib, source).unwrap();
+    let gaps = report();
+    assert_eq!(gaps.status.code(), Some(1), "{}", text(&gaps));
+    let out = String::from_utf8_lossy(&gaps.stdout);
+    for line in [
+        "missing: timestamps: timestampComputeAndGraphics is on but graphics/compute queue family 0 reports 0 timestampValidBits",
+        "missing: feature bresenhamLines, rectangularLines or smoothLines requires lineSubPixelPrecisionBits 4 (bits), has 0",
+        "missing: driverID 0 is not a VkDriverId of the registry: set properties.driver_id",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+}
+
 /// Every file under `dir`, relative to `base`.
 fn collect(base: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {

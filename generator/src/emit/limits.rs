@@ -9,6 +9,16 @@
 //! `limittype` from the newest vk.xml, used only where the selected registry has none (before
 //! 1.2.1xx). Profiles give no per-extension limits, so there are none here.
 //!
+//! Then the feature-dependent rows: limits a supported feature makes non-zero
+//! (`tessellationShader` → `maxTessellationGenerationLevel` ≥ 64, a line-rasterization feature →
+//! `lineSubPixelPrecisionBits` ≥ 4, …). Neither vk.xml nor Vulkan-Profiles records which feature
+//! a limit belongs to (the profiles list the *unsupported* values), so they come from the one
+//! hand table `registry/limits/feature_limits.json`, transcribed from the specification's
+//! "Required Limit Types" (feature column) and "Required Limits" ("Supported Limit" column)
+//! tables, with its source recorded in the file. Their `features` name the flat features any of
+//! which makes the row apply (empty for a version's row); rows whose features or structures the
+//! selection lacks are left out.
+//!
 //! Each row becomes code, not data, because the flat [`Properties`] has typed fields (integers,
 //! floats, flags, fixed arrays): `met` compares by the kind (`pot`: also a power of two; `mul`:
 //! also a divisor of the requirement), `raise` moves the value just far enough (`max`: up,
@@ -26,6 +36,9 @@ use crate::model::{Field, TypeKind};
 
 /// The extracted minimum requirements (see the module notes).
 pub const DATA: &str = include_str!("../../registry/limits/minimum_requirements.json");
+
+/// The feature-dependent limits (see the module notes).
+pub const FEATURE_DATA: &str = include_str!("../../registry/limits/feature_limits.json");
 
 /// One leaf of a capability: the structure declaring the member, the member path from the
 /// chain structure, and the required value.
@@ -187,7 +200,13 @@ fn trivial(kind: &str, base: &str, value: &Value) -> bool {
 }
 
 /// The `RequiredLimit` row of one leaf, or `None` when it asks nothing or the selection lacks it.
-fn row(cx: &Ctx, t: &Table, data: &Value, by: &str, leaf: &Leaf) -> Option<(String, String)> {
+fn row(
+    cx: &Ctx,
+    t: &Table,
+    data: &Value,
+    (by, features): (&str, &[String]),
+    leaf: &Leaf,
+) -> Option<(String, String)> {
     let f = flat_field(cx, t, leaf)?;
     let kind = limittype(cx, data, leaf);
     let field = &f.rust;
@@ -233,7 +252,7 @@ fn row(cx: &Ctx, t: &Table, data: &Value, by: &str, leaf: &Leaf) -> Option<(Stri
         f.flat.clone(),
         format!(
             "    RequiredLimit {{ by: {by:?}, limit: {:?}, kind: {kind:?}, required: {required:?}, \
-             met: |p| {met}, raise: |p| {{ {raise} }}, have: |p, f| {have} }},\n",
+             met: |p| {met}, raise: |p| {{ {raise} }}, have: |p, f| {have}, features: &{features:?} }},\n",
             f.flat
         ),
     ))
@@ -272,7 +291,7 @@ pub fn required_limits(cx: &Ctx, t: &Table) -> String {
                 }
             }
             for leaf in &ls {
-                if let Some((flat, text)) = row(cx, t, &data, by, leaf) {
+                if let Some((flat, text)) = row(cx, t, &data, (by, &[]), leaf) {
                     if seen.insert(flat) {
                         rows.push_str(&text);
                     }
@@ -280,6 +299,7 @@ pub fn required_limits(cx: &Ctx, t: &Table) -> String {
             }
         }
     }
+    rows.push_str(&feature_rows(cx, t, &data));
     format!(
         r#"
 /// Where [`REQUIRED_LIMITS`] come from: repository@commit, file and its SHA-256.
@@ -303,12 +323,57 @@ pub struct RequiredLimit {{
     pub raise: fn(&mut Properties),
     /// Writes `p`'s value (flags as hexadecimal bits).
     pub have: fn(&Properties, &mut core::fmt::Formatter<'_>) -> core::fmt::Result,
+    /// The features any of which makes the row apply (flat names; empty for a version's row,
+    /// whose `by` is the version; a feature row's `by` names its features).
+    pub features: &'static [&'static str],
 }}
 
 /// Every required limit of the selected core versions, in version order (a later version may
-/// raise a limit an earlier one set; both rows are here).
+/// raise a limit an earlier one set; both rows are here), then the limits that a supported
+/// feature requires (`registry/limits/feature_limits.json`, from the specification's tables).
 pub const REQUIRED_LIMITS: &[RequiredLimit] = &[
 {rows}];
 "#
     )
+}
+
+/// The feature-dependent rows of [`FEATURE_DATA`] whose features and structures the selection
+/// has (module notes); `by` says `feature X` (or `feature X, Y or Z`).
+fn feature_rows(cx: &Ctx, t: &Table, data: &Value) -> String {
+    let fdata: Value = serde_json::from_str(FEATURE_DATA).unwrap_or(Value::Null);
+    let features = super::features::tables(cx, super::features::Kind::Features);
+    let known = |name: &str| features.fields.iter().any(|f| f.flat == name);
+    let empty = Map::new();
+    let mut rows = String::new();
+    for r in fdata["rows"].as_array().into_iter().flatten() {
+        let names: Vec<String> = r["features"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|n| known(n))
+            .map(str::to_owned)
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let by = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => {
+                format!("feature {} or {last}", rest.join(", "))
+            }
+            _ => format!("feature {}", names[0]),
+        };
+        let mut ls = Vec::new();
+        for (chain, values) in r["properties"].as_object().unwrap_or(&empty) {
+            if let Value::Object(values) = values {
+                leaves(cx, chain, chain, &[], values, &mut ls);
+            }
+        }
+        for leaf in &ls {
+            if let Some((_, text)) = row(cx, t, data, (&by, &names), leaf) {
+                rows.push_str(&text);
+            }
+        }
+    }
+    rows
 }

@@ -500,7 +500,21 @@ fn write_replay(cx: &Ctx, commands: &[&Command], out: &mut String) {
          /// `vkCmdExecuteCommands` goes to the engine's own method when it defines one, else\n    \
          /// each secondary goes to `secondary` (the kit replays it inline).\n    \
          pub fn replay<E: Execute>(&self, engine: &mut E, secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E)) {\n        \
+         self.replay_with(engine, secondary, &mut |_| false);\n    \
+         }\n\n    \
+         /// [`replay`](Self::replay), offering each command to `kit` first: a command it\n    \
+         /// returns `true` for was handled there (the driver kit applies the state of commands\n    \
+         /// an engine does not run, in order: events, timestamps) and skips the engine.\n    \
+         pub fn replay_with<E: Execute>(\n        \
+         &self,\n        \
+         engine: &mut E,\n        \
+         secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E),\n        \
+         kit: &mut dyn FnMut(&Cmd) -> bool,\n    \
+         ) {\n        \
          for cmd in &self.commands {\n            \
+         if kit(cmd) {\n                \
+         continue;\n            \
+         }\n            \
          // SAFETY: the arguments are the recorded ones: copies in this recording's arena,\n            \
          // which lives as long as `self`, or the application's values the docs list.\n            \
          unsafe {\n                match *cmd {\n",

@@ -33,7 +33,35 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         cx,
         &tables(cx, Kind::Properties),
     ));
+    out.push_str(&driver_ids(cx));
     Ok(out)
+}
+
+/// `DRIVER_IDS`: the registry's `VkDriverId` enumerants, so that a kit can tell a vendor that
+/// the `driverID` it reports is none (the value a device without `VK_KHR_driver_properties`'
+/// identity would show: 0 is not a `VkDriverId`).
+fn driver_ids(cx: &Ctx) -> String {
+    use crate::device::layout::{enum_name, enum_named};
+    let mut rows = String::new();
+    // Registries before 1.2 name the group by its extension (`VkDriverIdKHR`).
+    let group = ["VkDriverId", "VkDriverIdKHR"]
+        .into_iter()
+        .find(|g| cx.reg().enums.contains_key(*g));
+    if let Some((group, g)) = group.and_then(|n| Some((n, cx.reg().enums.get(n)?))) {
+        let mut seen = BTreeSet::new();
+        for v in &g.values {
+            if let Some(value) = enum_named(cx.reg(), group, &v.name) {
+                if seen.insert(value) {
+                    let name = enum_name(cx.reg(), group, value).unwrap_or(v.name.clone());
+                    let _ = writeln!(rows, "    ({name:?}, {value}),");
+                }
+            }
+        }
+    }
+    format!(
+        "\n/// The registry's `VkDriverId` values (`VK_KHR_driver_properties`, core in 1.2), by name.\n\
+         pub const DRIVER_IDS: &[(&str, i32)] = &[\n{rows}];\n"
+    )
 }
 
 /// The flat name of `member` of feature structure `s` (any alias), if the selection has it.

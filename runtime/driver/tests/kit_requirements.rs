@@ -5,7 +5,7 @@
 use vkgen_driver::generated::extensions::ExtensionId;
 use vkgen_driver::generated::vk;
 use vkgen_driver::kit::requirements::{
-    check, with_required_features, with_required_limits, Missing,
+    check, with_feature_limits, with_required_features, with_required_limits, Missing,
 };
 use vkgen_driver::kit::{defaults, ExtensionSet, Features, Properties};
 
@@ -13,7 +13,7 @@ use vkgen_driver::kit::{defaults, ExtensionSet, Features, Properties};
 fn default_device(api: u32, exts: &[ExtensionId]) -> (Properties, Features) {
     let props = with_required_limits(defaults::properties(c"test", api));
     let feats = with_required_features(api, &ExtensionSet::from_ids(exts), defaults::features());
-    (props, feats)
+    (with_feature_limits(props, &feats), feats)
 }
 
 const V14: u32 = vk::make_api_version(0, 1, 4, 0);

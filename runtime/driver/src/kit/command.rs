@@ -32,6 +32,8 @@ use crate::handles::{
 };
 use crate::util::{guard, lock};
 
+mod applied;
+
 /// `VkCommandPool`.
 pub struct CommandPool<D: Kit> {
     device: NonNull<Dispatchable<Device<D>>>,
@@ -131,16 +133,26 @@ impl<D: Kit> CommandBuffer<D> {
     /// Runs the recorded commands on `engine` (at `driver_submit` time): one [`Execute`]
     /// method per command, in order; the secondaries of a `vkCmdExecuteCommands` are replayed
     /// inline unless the engine defines `cmd_execute_commands`.
+    ///
+    /// Event, timestamp and query-reset commands the engine does not run are applied by the
+    /// kit in their place, in order (`applied`: with [`Kit::RESOURCE_OBJECTS`]).
     pub fn replay<E: Execute>(&self, engine: &mut E) {
-        lock(&self.recording).replay(engine, &mut |secondary, engine| {
-            // SAFETY: the handle was recorded from a `vkCmdExecuteCommands` of this driver; a
-            // secondary stays allocated while a primary that executes it is pending (valid
-            // usage of vkFreeCommandBuffers), so it is live or garbage `from_handle` refuses.
-            match unsafe { CommandBuffer::<D>::from_handle(secondary) } {
-                Some(cb) if cb.level == vk::CommandBufferLevel::SECONDARY => cb.replay(engine),
-                _ => log::warn!("recorder: vkCmdExecuteCommands names no secondary of this driver"),
-            }
-        });
+        let kit = &mut |cmd: &Cmd| applied::apply::<D, E>(cmd);
+        lock(&self.recording).replay_with(
+            engine,
+            &mut |secondary, engine| {
+                // SAFETY: the handle was recorded from a `vkCmdExecuteCommands` of this driver; a
+                // secondary stays allocated while a primary that executes it is pending (valid
+                // usage of vkFreeCommandBuffers), so it is live or garbage `from_handle` refuses.
+                match unsafe { CommandBuffer::<D>::from_handle(secondary) } {
+                    Some(cb) if cb.level == vk::CommandBufferLevel::SECONDARY => cb.replay(engine),
+                    _ => log::warn!(
+                        "recorder: vkCmdExecuteCommands names no secondary of this driver"
+                    ),
+                }
+            },
+            kit,
+        );
     }
 
     /// Back to the initial state: the recording emptied (its memory freed when `release`),

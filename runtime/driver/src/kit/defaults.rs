@@ -13,6 +13,19 @@ use super::{Features, Properties};
 /// The default heap: 256 MiB.
 pub const HEAP_SIZE: u64 = 256 << 20;
 
+/// The default `driverID`: `VK_DRIVER_ID_GOOGLE_SWIFTSHADER`, Google's CPU implementation —
+/// the closest registered identity to the kit's default device (host memory, a CPU engine)
+/// and one every registry of the matrix (1.1.130 on) has. `VkDriverId` has no "unknown"
+/// value and 0 is none; Mesa's drivers each set their own, and so should a vendor: ask
+/// Khronos for an ID (vk.xml's `VkDriverId`) and set `properties.driver_id`. The requirements
+/// report names a `driverID` that is no `VkDriverId` of the registry.
+pub const DRIVER_ID: vk::DriverId = vk::DriverId::GOOGLE_SWIFTSHADER;
+
+/// The default `timestampValidBits` of the default queue family: a full 64-bit clock (the
+/// kit writes `CLOCK_MONOTONIC` nanoseconds when the engine does not write timestamps, and
+/// [`limits`]' `timestampPeriod` is 1 ns).
+pub const TIMESTAMP_VALID_BITS: u32 = 64;
+
 /// Properties of a device named `name` at `api_version`, with [`limits`].
 pub fn properties(name: &CStr, api_version: u32) -> Properties {
     let mut p = vk::PhysicalDeviceProperties {
@@ -26,6 +39,8 @@ pub fn properties(name: &CStr, api_version: u32) -> Properties {
     p.pipeline_cache_uuid = *b"vkgen-kit-cache0";
     let mut out = Properties::default();
     out.from_properties10(&p);
+    out.driver_id = DRIVER_ID;
+    crate::util::copy_cstr(&mut out.driver_name, c"vkgen kit");
     // Not minimums the profiles state, but a device with subgroups has at least one lane: the
     // sizes of a one-lane device, so that a 1.1+ default is self-consistent.
     out.subgroup_size = 1;
@@ -135,12 +150,13 @@ pub fn limits() -> vk::PhysicalDeviceLimits {
     }
 }
 
-/// Graphics, compute and transfer, one queue.
+/// Graphics, compute and transfer, one queue, with timestamps ([`TIMESTAMP_VALID_BITS`]:
+/// Vulkan 1.4 requires `timestampComputeAndGraphics`, which promises them on such a family).
 pub fn queue_family() -> vk::QueueFamilyProperties {
     vk::QueueFamilyProperties {
         queue_flags: vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE | vk::QueueFlags::TRANSFER,
         queue_count: 1,
-        timestamp_valid_bits: 0,
+        timestamp_valid_bits: TIMESTAMP_VALID_BITS,
         min_image_transfer_granularity: vk::Extent3D {
             width: 1,
             height: 1,

@@ -130,11 +130,10 @@ impl<D: Kit> PhysicalDeviceDesc<D> {
     pub fn new(name: &core::ffi::CStr, data: D::PhysicalDevice) -> Self {
         let extensions = D::device_extensions().to_vec();
         let features = requirements::default_features(D::API_VERSION, &extensions);
+        let properties =
+            requirements::with_required_limits(defaults::properties(name, D::API_VERSION));
         Self {
-            properties: requirements::with_required_limits(defaults::properties(
-                name,
-                D::API_VERSION,
-            )),
+            properties: requirements::with_feature_limits(properties, &features),
             features,
             queue_families: vec![defaults::queue_family()],
             memory: defaults::memory_properties(defaults::HEAP_SIZE),
@@ -180,8 +179,10 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The kit's resource objects ([`resources`], Mesa's `vk_device_memory`, `vk_buffer`,
     /// `vk_image`, …): device memory (host memory, charged to its heap, mappable when
-    /// host-visible), buffers, images, image views, samplers, query pools and private data
-    /// slots, with every command that follows from their state. Drivers with their own objects
+    /// host-visible), buffers, buffer views, images, image views, samplers, sampler YCbCr
+    /// conversions, query pools, events and private data slots, with every command that
+    /// follows from their state (with [`Kit::RECORD_COMMANDS`], also the event and timestamp
+    /// commands the engine does not run, applied at replay: [`command::CommandBuffer::replay`]). Drivers with their own objects
     /// leave it off.
     const RESOURCE_OBJECTS: bool = false;
 
@@ -259,6 +260,22 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         completion: queue::Completion,
     ) -> Result<(), vk::Result> {
         let _ = (queue, batch, completion);
+        Ok(())
+    }
+
+    /// The binds of one `VkBindSparseInfo` of a `vkQueueBindSparse` on `queue` (with
+    /// [`Kit::SYNC_OBJECTS`]: the kit orders the info's semaphores and the fence like a
+    /// submit's, [`queue`]), called when the application makes the call. Default: the kit's
+    /// devices have no sparse features, so a bind is invalid usage — logged, and ignored.
+    fn sparse_bind(queue: &Queue<Self>, info: &vk::BindSparseInfo<'_>) -> Result<(), vk::Result> {
+        let _ = queue;
+        log::error!(
+            "vkQueueBindSparse: {} buffer, {} opaque image and {} image binds on a device \
+             without sparse features (invalid usage; override Kit::sparse_bind)",
+            info.buffer_bind_count,
+            info.image_opaque_bind_count,
+            info.image_bind_count
+        );
         Ok(())
     }
 

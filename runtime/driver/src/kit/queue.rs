@@ -17,6 +17,8 @@
 //! * `vkQueueWaitIdle` waits until every batch submitted to the queue completed,
 //!   `vkDeviceWaitIdle` does so for every queue; `vkDestroyDevice` stops the submit threads,
 //!   dropping the batches still held (their objects are never signalled).
+//! * `vkQueueBindSparse` ([`sparse`]) makes batches of the same kind: no command buffers, the
+//!   binds handed to [`Kit::sparse_bind`].
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -32,6 +34,8 @@ use super::sync::{fence, semaphore, FenceCore, SemaphoreCore, WaitPoint};
 use super::Kit;
 use crate::sync_fd::{FenceSignaller, NativeFence};
 use crate::util::{fence_error_result, guard, lock, slice};
+
+mod sparse;
 
 /// One batch of a `vkQueueSubmit2`, as the vendor's [`Kit::driver_submit`] gets it.
 #[derive(Debug, Default, Clone)]
@@ -618,6 +622,7 @@ pub fn entries<D: Kit>() -> EntryTable {
     }
     EntryTable {
         queue_submit2: Some(queue_submit2::<D>),
+        queue_bind_sparse: Some(sparse::queue_bind_sparse::<D>),
         queue_wait_idle: Some(queue_wait_idle::<D>),
         device_wait_idle: Some(device_wait_idle::<D>),
         ..EntryTable::EMPTY

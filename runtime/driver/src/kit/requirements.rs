@@ -8,8 +8,18 @@
 //! ([`FEATURE_ORIGINS`](vkgen_generated::features::FEATURE_ORIGINS)).
 //!
 //! [`PhysicalDeviceDesc::new`](super::PhysicalDeviceDesc::new) starts from a device that meets
-//! them ([`with_required_features`], [`with_required_limits`]); [`missing`] lists what a vendor's
-//! description misses (call it from a test).
+//! them ([`with_required_features`], [`with_required_limits`], [`with_feature_limits`]);
+//! [`missing`] lists what a vendor's description misses (call it from a test).
+//!
+//! Beyond the tables, the [`cross`] checks relate values the tables cannot: the limits a
+//! supported feature makes non-zero (`REQUIRED_LIMITS` rows with `features`, from the
+//! specification's tables via `registry/limits/feature_limits.json`), timestamps against every
+//! queue family's `timestampValidBits` and `timestampPeriod`, and `driverID` against the
+//! registry's `VkDriverId` values.
+
+pub mod cross;
+
+pub use cross::{cross_check, with_feature_limits};
 
 use vkgen_generated::extensions::{self as exts, ExtensionId};
 /// Where the limits come from (repository@commit, file, SHA-256), for reports.
@@ -76,6 +86,15 @@ pub enum Missing {
         count: usize,
         examples: String,
     },
+    /// Timestamps that contradict each other: `timestampComputeAndGraphics` with a graphics
+    /// or compute family of no valid bits, valid bits outside 36–64, a period of 0 (`family`:
+    /// the queue family, if one is at fault).
+    #[error("timestamps: {detail}")]
+    Timestamps { family: Option<u32>, detail: String },
+    /// `driverID` is not one of the registry's `VkDriverId` values (0 is none): the vendor
+    /// sets `properties.driver_id` to the ID Khronos registered for its driver.
+    #[error("driverID {have} is not a VkDriverId of the registry: set properties.driver_id (PhysicalDeviceDesc) to your driver's registered ID")]
+    DriverId { have: i32 },
     /// A `vkCmd*` of the version or of an advertised extension (`by`) that the kit records
     /// but neither a hook nor the engine runs: its replay reaches `Execute::unimplemented`.
     #[error("{by} requires {command}, which is recorded but not executed by the engine")]
@@ -174,7 +193,7 @@ pub fn default_features(api_version: u32, extensions: &[ExtensionId]) -> Feature
 }
 
 /// A limit's value in `properties`, as its row writes it.
-struct Have<'a>(&'a RequiredLimit, &'a Properties);
+pub(crate) struct Have<'a>(pub &'a RequiredLimit, pub &'a Properties);
 
 impl std::fmt::Display for Have<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -182,12 +201,13 @@ impl std::fmt::Display for Have<'_> {
     }
 }
 
-/// The rows of [`REQUIRED_LIMITS`] a device of `api_version` must meet, in version order.
+/// The version rows of [`REQUIRED_LIMITS`] a device of `api_version` must meet, in version
+/// order (the feature rows are [`cross`]'s).
 fn applicable_limits(api_version: u32) -> impl Iterator<Item = &'static RequiredLimit> {
     let none = ExtensionSet::from_ids(&[]);
     REQUIRED_LIMITS
         .iter()
-        .filter(move |l| operand_holds(l.by, &none, api_version))
+        .filter(move |l| l.features.is_empty() && operand_holds(l.by, &none, api_version))
 }
 
 /// `properties` with every limit its `apiVersion` requires ([`REQUIRED_LIMITS`], from Khronos'
@@ -244,7 +264,8 @@ pub fn report_dropped<D: Kit>(descs: &[PhysicalDeviceDesc<D>]) {
 }
 
 /// Everything a device of `properties.api_version` with these features, limits and advertised
-/// extensions misses: required features that are off, limits that miss their requirement,
+/// extensions misses: required features that are off, limits that miss their requirement (the
+/// version's, and those of the features that are on), a `driverID` that is no `VkDriverId`,
 /// features on that the version and extensions cannot expose, advertised extensions whose
 /// `depends=` is not met (instance extensions count as met: the loader's).
 pub fn check(
@@ -280,7 +301,17 @@ pub fn check(
             have: Have(l, properties).to_string(),
         });
     }
-    out.extend(dropped(api, &exts, features));
+    // A feature the application cannot see (dropped) asks nothing of the limits.
+    let dropped = dropped(api, &exts, features);
+    let mut visible = features.clone();
+    for d in &dropped {
+        if let Missing::Dropped { feature, .. } = d {
+            visible.set(feature, false);
+        }
+    }
+    out.extend(cross::feature_limits_missed(properties, &visible));
+    out.extend(cross::driver_id_missed(properties, &exts));
+    out.extend(dropped);
     let with_instance = exts.union(&ExtensionSet::from_ids(
         &(0..exts::EXTENSIONS.len() as u16)
             .map(ExtensionId)
@@ -306,6 +337,7 @@ pub fn check(
 /// [`crate::testing::requirements`]).
 pub fn missing<D: Kit>(desc: &PhysicalDeviceDesc<D>) -> Vec<Missing> {
     let mut out = check(&desc.properties, &desc.features, &desc.extensions);
+    out.extend(cross_check(&desc.properties, &desc.queue_families));
     let table = super::command_map::<D>();
     out.extend(unimplemented_commands::<D>(
         table,

@@ -21,7 +21,8 @@ use vkgen_generated::driver::{get_instance_proc_addr, Driver};
 use vkgen_generated::extensions::ExtensionId;
 
 use crate::kit::requirements::{
-    check, unimplemented_commands, unrunnable_format_features, Missing, LIMITS_SOURCE,
+    check, cross_check, unimplemented_commands, unrunnable_format_features, Missing,
+    LIMITS_SOURCE,
 };
 use crate::kit::{command_map, Instance, Kit};
 
@@ -106,6 +107,7 @@ pub fn report<D: Kit>(executes: Option<fn(CommandId) -> bool>) -> Result<Report,
                     let extensions: Vec<ExtensionId> = pd.extensions.iter().collect();
                     let p10 = pd.properties.properties10();
                     let mut missing = check(&pd.properties, &pd.features, &extensions);
+                    missing.extend(cross_check(&pd.properties, &pd.queue_families));
                     missing.extend(unimplemented_commands::<D>(
                         table,
                         p10.api_version,

@@ -402,6 +402,8 @@ impl ImageView {
 /// A `VkSampler` of the kit: its create info (without the chain).
 pub struct Sampler {
     pub info: vk::SamplerCreateInfo<'static>,
+    /// The state of the `VkSamplerYcbcrConversion` its create info chained, if any.
+    pub ycbcr: Option<super::ycbcr::YcbcrState>,
     pub vendor: VendorData,
 }
 
@@ -482,6 +484,8 @@ unsafe extern "system" fn create_sampler(
             };
             let sampler = Sampler {
                 info,
+                // SAFETY: `i.p_next` is the application's valid chain (VUID-VkSamplerCreateInfo-pNext-pNext).
+                ycbcr: unsafe { super::ycbcr::chained(i.p_next) },
                 vendor: VendorData::default(),
             };
             // SAFETY: the application's allocator and output pointer (-pAllocator-, -pSampler-parameter).

@@ -1,6 +1,6 @@
 //! The kit's resource objects (Mesa's `vk_device_memory`, `vk_buffer`, `vk_image`,
-//! `vk_image_view`, `vk_sampler`, `vk_query_pool` and `vk_private_data`), for drivers that
-//! turn [`Kit::RESOURCE_OBJECTS`] on.
+//! `vk_image_view`, `vk_sampler`, `vk_query_pool`, `vk_private_data`, `vk_buffer_view` and
+//! `vk_ycbcr_conversion`, and events), for drivers that turn [`Kit::RESOURCE_OBJECTS`] on.
 //!
 //! Each object keeps what its create info said (validated), its binding, and a slot for the
 //! vendor's own data ([`VendorData`]); the kit answers every command that follows from that
@@ -30,16 +30,22 @@ use crate::handles::{create_object, ObjectKind};
 
 mod buffer;
 pub mod external;
+mod buffer_view;
+pub mod event;
 mod image;
 mod memory;
 mod query;
+mod ycbcr;
 
 pub use buffer::Buffer;
 /// The packed linear layout of kit images (defined in [`crate::kit::format::layout`]).
 pub use image::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
+pub use buffer_view::BufferView;
+pub use event::Event;
 pub use image::{Image, ImageView, Sampler};
 pub use memory::{Dedicated, DeviceMemory};
-pub use query::{PrivateDataSlot, QueryPool};
+pub use query::{timestamp_now, PrivateDataSlot, QueryPool};
+pub use ycbcr::{SamplerYcbcrConversion, YcbcrState};
 
 /// Stores `value` as a new object and its handle through `out`.
 ///
@@ -260,4 +266,7 @@ pub fn bring_up_entries<D: Kit>() -> EntryTable {
         .or(&buffer::entries::<D>())
         .or(&image::entries::<D>())
         .or(&query::entries())
+        .or(&event::entries())
+        .or(&buffer_view::entries::<D>())
+        .or(&ycbcr::entries())
 }

@@ -18,6 +18,18 @@ use crate::util::{guard, lock};
 /// declared lost (a query never ended is invalid usage; hanging the application is worse).
 const WAIT_LIMIT: Duration = Duration::from_secs(60);
 
+/// The kit's device clock: nanoseconds of the monotonic clock since the first reading in the
+/// process — 64 valid bits, one tick per nanosecond (`timestampPeriod` 1.0, the default
+/// limits'), never going back.
+pub fn timestamp_now() -> u64 {
+    static BASE: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let base = *BASE.get_or_init(Instant::now);
+    // Starts at 1: a zero timestamp reads as "never written" to some applications.
+    u64::try_from(base.elapsed().as_nanos())
+        .unwrap_or(u64::MAX)
+        .saturating_add(1)
+}
+
 #[derive(Default)]
 struct Results {
     values: Vec<u64>,
@@ -65,6 +77,12 @@ impl QueryPool {
         }
         r.available[query as usize] = true;
         self.ready.notify_all();
+    }
+
+    /// Writes the device clock into `query` (what `vkCmdWriteTimestamp{,2}` does when the
+    /// engine does not: the kit applies it at replay, in order).
+    pub fn write_timestamp(&self, query: u32) {
+        self.write(query, &[timestamp_now()]);
     }
 
     /// Makes `count` queries from `first` unavailable (`vkCmdResetQueryPool`,
