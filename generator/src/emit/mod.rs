@@ -6,6 +6,7 @@
 
 pub mod commands;
 pub mod dispatch;
+pub mod dynamic_state;
 pub mod driver;
 pub mod entries;
 pub mod extensions;
