@@ -42,6 +42,18 @@ const VENDORS: &[&str] = &[
     "KHR", "EXT", "NV", "AMD", "QCOM", "HUAWEI", "INTEL", "ARM", "NVX", "MESA",
 ];
 
+/// `state`'s overlay entry, also under its pre-promotion name (`…_STRIDE_EXT` in 1.2).
+fn overlay(state: &str) -> Option<&'static [&'static str]> {
+    let promoted = state
+        .rsplit_once('_')
+        .filter(|(_, v)| VENDORS.contains(v))
+        .map(|(stem, _)| stem);
+    OVERLAY
+        .iter()
+        .find(|(s, _)| *s == state || Some(*s) == promoted)
+        .map(|(_, cmds)| *cmds)
+}
+
 /// `FOO_BAR_EXT` → `vkCmdSetFooBarEXT`.
 fn setter_name(stem: &str) -> String {
     let mut parts: Vec<&str> = stem.split('_').collect();
@@ -64,13 +76,19 @@ fn setter_name(stem: &str) -> String {
 
 /// The selected canonical setters of `state`, as names.
 fn setters<'a>(cx: &'a Ctx, state: &str) -> Vec<&'a str> {
-    let names: Vec<String> = match OVERLAY.iter().find(|(s, _)| *s == state) {
-        Some((_, cmds)) => cmds.iter().map(|c| (*c).to_owned()).collect(),
+    let names: Vec<String> = match overlay(state) {
+        Some(cmds) => cmds.iter().map(|c| (*c).to_owned()).collect(),
         None => vec![setter_name(state.trim_start_matches("VK_DYNAMIC_STATE_"))],
     };
+    // An overlay names the promoted setter; a registry from before the promotion has only the
+    // extension's (`vkCmdBindVertexBuffers2EXT` in 1.2), spelled with the state's suffix.
+    let suffix = state.rsplit('_').next().filter(|v| VENDORS.contains(v));
     let mut out: Vec<&str> = Vec::new();
     for n in names {
-        let Some(cmd) = cx.reg().resolve_command(&n) else {
+        let cmd = cx.reg().resolve_command(&n).or_else(|| {
+            suffix.and_then(|v| cx.reg().resolve_command(&format!("{n}{v}")))
+        });
+        let Some(cmd) = cmd else {
             continue;
         };
         if let Some(sel) = cx.sel.command(&cmd.name) {
@@ -100,7 +118,7 @@ fn states<'a>(cx: &'a Ctx) -> Vec<(&'a str, i64, Vec<&'a str>)> {
             continue;
         };
         let setters = setters(cx, &v.name);
-        let in_registry = match OVERLAY.iter().find(|(s, _)| *s == v.name) {
+        let in_registry = match overlay(&v.name) {
             Some(_) => true,
             None => cx
                 .reg()
