@@ -59,12 +59,15 @@ pub mod command;
 pub mod common;
 pub mod debug;
 pub mod defaults;
+pub mod descriptor;
 pub mod extensions;
 pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;
 pub mod objects;
+pub mod pipeline;
 pub mod queue;
+pub mod render_pass;
 pub mod requirements;
 pub mod resources;
 pub mod routes;
@@ -72,6 +75,8 @@ pub mod routes;
 // generated from a 1.4 registry (build.rs).
 #[cfg(vk_1_4)]
 pub mod routes_1_4;
+pub mod shader;
+pub mod state;
 pub mod sync;
 mod tables;
 
@@ -173,6 +178,28 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// slots, with every command that follows from their state. Drivers with their own objects
     /// leave it off.
     const RESOURCE_OBJECTS: bool = false;
+
+    /// The kit's pipelines and bound-state tracking ([`pipeline`], [`state`], Mesa's
+    /// `vk_pipeline` and `vk_graphics_state`): `vkCreateComputePipelines`,
+    /// `vkCreateGraphicsPipelines` (graphics pipeline libraries, pipeline caches, creation
+    /// feedback) and `vkDestroyPipeline`, each pipeline holding its resolved stages, its
+    /// layout and one compiled [`state::GraphicsState`]; and
+    /// [`command::CommandBuffer::replay_tracked`], which hands the engine the resolved bound
+    /// state at every draw and dispatch. Needs the shader and descriptor objects
+    /// (`SHADER_OBJECTS`, `DESCRIPTOR_OBJECTS`) and [`Kit::RECORD_COMMANDS`].
+    const PIPELINE_OBJECTS: bool = false;
+
+    /// The engine's look at a pipeline the kit built (with [`Kit::PIPELINE_OBJECTS`]), before
+    /// its handle is returned: compile it, attach data to [`pipeline::Pipeline::vendor`], or
+    /// refuse it (the error fails that element of the create call, e.g.
+    /// `VK_ERROR_UNKNOWN` from a CPU executor that cannot run an instruction). Default: accept.
+    fn compile_pipeline(
+        device: &Device<Self>,
+        pipeline: &pipeline::Pipeline,
+    ) -> Result<(), vk::Result> {
+        let _ = (device, pipeline);
+        Ok(())
+    }
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
     /// [`resources::default_buffer_requirements`].
@@ -423,6 +450,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&queue::entries::<D>())
         .or(&command::entries::<D>())
         .or(&resources::entries::<D>())
+        .or(&pipeline::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>());
     #[cfg(vk_1_4)]
