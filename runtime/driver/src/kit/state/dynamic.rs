@@ -57,7 +57,9 @@ impl DynamicState {
             self.last[i] = Some(*cmd);
             self.set.set(i);
         }
-        if let Some(r) = resolved {
+        // A state the bound pipeline has static keeps the pipeline's value; the setter waits
+        // in `last` for a pipeline that has it dynamic.
+        if let Some(r) = resolved.filter(|r| states.iter().any(|&i| r.dynamic.has(i))) {
             let before = r.clone();
             // SAFETY: the caller's valid command.
             unsafe { apply(cmd, r) };
