@@ -85,9 +85,10 @@ fn setters<'a>(cx: &'a Ctx, state: &str) -> Vec<&'a str> {
     let suffix = state.rsplit('_').next().filter(|v| VENDORS.contains(v));
     let mut out: Vec<&str> = Vec::new();
     for n in names {
-        let cmd = cx.reg().resolve_command(&n).or_else(|| {
-            suffix.and_then(|v| cx.reg().resolve_command(&format!("{n}{v}")))
-        });
+        let cmd = cx
+            .reg()
+            .resolve_command(&n)
+            .or_else(|| suffix.and_then(|v| cx.reg().resolve_command(&format!("{n}{v}"))));
         let Some(cmd) = cmd else {
             continue;
         };
@@ -112,8 +113,7 @@ fn states<'a>(cx: &'a Ctx) -> Vec<(&'a str, i64, Vec<&'a str>)> {
         if matches!(v.value, EnumVal::Alias(_)) {
             continue;
         }
-        let Some(value) =
-            crate::device::layout::enum_named(cx.reg(), "VkDynamicState", &v.name)
+        let Some(value) = crate::device::layout::enum_named(cx.reg(), "VkDynamicState", &v.name)
         else {
             continue;
         };
@@ -122,9 +122,7 @@ fn states<'a>(cx: &'a Ctx) -> Vec<(&'a str, i64, Vec<&'a str>)> {
             Some(_) => true,
             None => cx
                 .reg()
-                .resolve_command(&setter_name(
-                    v.name.trim_start_matches("VK_DYNAMIC_STATE_"),
-                ))
+                .resolve_command(&setter_name(v.name.trim_start_matches("VK_DYNAMIC_STATE_")))
                 .is_some(),
         };
         if setters.is_empty() && in_registry {

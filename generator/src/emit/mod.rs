@@ -6,8 +6,8 @@
 
 pub mod commands;
 pub mod dispatch;
-pub mod dynamic_state;
 pub mod driver;
+pub mod dynamic_state;
 pub mod entries;
 pub mod extensions;
 pub mod features;

@@ -5,9 +5,9 @@
 //! rules with a vendor that refuses a pipeline, derivatives, and graphics pipeline libraries
 //! linked by state group.
 
-mod support;
 #[path = "support/pipeline.rs"]
 mod fixture;
+mod support;
 
 use ash::vk;
 use fixture::*;
@@ -26,15 +26,28 @@ fn dispatch_reads_workgroup_size_dynamic_offset_buffer_and_push_constants() {
         &[(0, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)],
         vk::DescriptorSetLayoutCreateFlags::empty(),
     );
-    let layout = make_layout(&[sl.clone()], 1);
+    let layout = make_layout(std::slice::from_ref(&sl), 1);
     let set = make_set(&sl, buf, 0, 256);
     let pipeline = s.compute(make_module(&spirv("fill.comp", None)), layout);
     let seen = s.run(|d, cb| {
         // SAFETY: recording into a live command buffer with live objects.
         unsafe {
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-            d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[512]);
-            d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &3u32.to_le_bytes());
+            d.cmd_bind_descriptor_sets(
+                cb,
+                vk::PipelineBindPoint::COMPUTE,
+                layout,
+                0,
+                &[set],
+                &[512],
+            );
+            d.cmd_push_constants(
+                cb,
+                layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &3u32.to_le_bytes(),
+            );
             d.cmd_dispatch(cb, 1, 1, 1);
         }
     });
@@ -48,7 +61,11 @@ fn dispatch_reads_workgroup_size_dynamic_offset_buffer_and_push_constants() {
         let at = 512 + 4 * i as usize;
         expected[at..at + 4].copy_from_slice(&fill(i, 3).to_le_bytes());
     }
-    assert_eq!(bytes, &expected[..], "64 elements written at the dynamic offset, nothing else");
+    assert_eq!(
+        bytes,
+        &expected[..],
+        "64 elements written at the dynamic offset, nothing else"
+    );
 }
 
 fn create_with_feedback(
@@ -57,7 +74,11 @@ fn create_with_feedback(
     module: vk::ShaderModule,
     layout: vk::PipelineLayout,
     flags: vk::PipelineCreateFlags,
-) -> (Result<vk::Pipeline, vk::Result>, vk::PipelineCreationFeedback, vk::PipelineCreationFeedback) {
+) -> (
+    Result<vk::Pipeline, vk::Result>,
+    vk::PipelineCreationFeedback,
+    vk::PipelineCreationFeedback,
+) {
     let mut whole = vk::PipelineCreationFeedback::default();
     let mut stages = [vk::PipelineCreationFeedback::default()];
     let mut fb = vk::PipelineCreationFeedbackCreateInfo::default()
@@ -75,7 +96,11 @@ fn create_with_feedback(
     // SAFETY: a live device and a valid create info with its feedback outputs.
     let r = unsafe { s.device.create_compute_pipelines(cache, &[ci], None) };
     let r = r.map(|v| v[0]).map_err(|(v, e)| {
-        assert_eq!(v, [vk::Pipeline::null()], "a failed element's handle is null");
+        assert_eq!(
+            v,
+            [vk::Pipeline::null()],
+            "a failed element's handle is null"
+        );
         e
     });
     (r, whole, stages[0])
@@ -144,34 +169,62 @@ fn a_refused_element_is_null_the_rest_are_made_and_early_return_stops() {
             .name(name)
     };
     let none = vk::PipelineCreateFlags::empty();
-    let derivative = compute_info(stage(good, c"main"), layout, vk::PipelineCreateFlags::DERIVATIVE)
-        .base_pipeline_index(0);
+    let derivative = compute_info(
+        stage(good, c"main"),
+        layout,
+        vk::PipelineCreateFlags::DERIVATIVE,
+    )
+    .base_pipeline_index(0);
     let infos = [
-        compute_info(stage(good, c"main"), layout, vk::PipelineCreateFlags::ALLOW_DERIVATIVES),
+        compute_info(
+            stage(good, c"main"),
+            layout,
+            vk::PipelineCreateFlags::ALLOW_DERIVATIVES,
+        ),
         compute_info(stage(bad, c"refused"), layout, none),
         derivative,
     ];
     // SAFETY: a live device and valid create infos.
-    let (made, e) = unsafe { s.device.create_compute_pipelines(vk::PipelineCache::null(), &infos, None) }
-        .unwrap_err();
+    let (made, e) = unsafe {
+        s.device
+            .create_compute_pipelines(vk::PipelineCache::null(), &infos, None)
+    }
+    .unwrap_err();
     assert_eq!(e, vk::Result::ERROR_UNKNOWN, "the vendor's error");
     assert!(made[0] != vk::Pipeline::null() && made[2] != vk::Pipeline::null());
     assert_eq!(made[1], vk::Pipeline::null());
     // SAFETY: a pipeline just made.
-    let p = unsafe { Pipeline::from_handle(made[2]) }.and_then(Pipeline::compute).unwrap();
+    let p = unsafe { Pipeline::from_handle(made[2]) }
+        .and_then(Pipeline::compute)
+        .unwrap();
     assert_eq!(p.base, Some(made[0]), "derivative of element 0");
-    assert_eq!(p.create_info.get().stage.stage, vk::ShaderStageFlags::COMPUTE, "deep copy kept");
+    assert_eq!(
+        p.create_info.get().stage.stage,
+        vk::ShaderStageFlags::COMPUTE,
+        "deep copy kept"
+    );
 
     let early = [
         compute_info(stage(good, c"main"), layout, none),
-        compute_info(stage(bad, c"refused"), layout, vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE),
+        compute_info(
+            stage(bad, c"refused"),
+            layout,
+            vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE,
+        ),
         compute_info(stage(good, c"main"), layout, none),
     ];
     // SAFETY: as above.
-    let (made, _) = unsafe { s.device.create_compute_pipelines(vk::PipelineCache::null(), &early, None) }
-        .unwrap_err();
+    let (made, _) = unsafe {
+        s.device
+            .create_compute_pipelines(vk::PipelineCache::null(), &early, None)
+    }
+    .unwrap_err();
     assert!(made[0] != vk::Pipeline::null());
-    assert_eq!(&made[1..], [vk::Pipeline::null(); 2], "nothing after the early return");
+    assert_eq!(
+        &made[1..],
+        [vk::Pipeline::null(); 2],
+        "nothing after the early return"
+    );
 }
 
 /// A graphics pipeline library providing `subsets`, from the parts given.
@@ -185,7 +238,12 @@ fn library(
     let vi = vk::PipelineVertexInputStateCreateInfo::default();
     let ia = vk::PipelineInputAssemblyStateCreateInfo::default()
         .topology(vk::PrimitiveTopology::TRIANGLE_STRIP);
-    let viewports = [vk::Viewport { width: 64.0, height: 32.0, max_depth: 1.0, ..Default::default() }];
+    let viewports = [vk::Viewport {
+        width: 64.0,
+        height: 32.0,
+        max_depth: 1.0,
+        ..Default::default()
+    }];
     let scissors = [vk::Rect2D::default()];
     let vp = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)
@@ -198,10 +256,12 @@ fn library(
     let ds = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(true)
         .depth_compare_op(vk::CompareOp::LESS);
-    let att = [vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let att = [vk::PipelineColorBlendAttachmentState::default()
+        .color_write_mask(vk::ColorComponentFlags::RGBA)];
     let cb = vk::PipelineColorBlendStateCreateInfo::default().attachments(&att);
     let formats = [vk::Format::R8G8B8A8_UNORM];
-    let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    let mut rendering =
+        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
     let mut gpl = vk::GraphicsPipelineLibraryCreateInfoEXT::default().flags(subsets);
     let ci = vk::GraphicsPipelineCreateInfo::default()
         .flags(vk::PipelineCreateFlags::LIBRARY_KHR)
@@ -217,7 +277,11 @@ fn library(
         .push_next(&mut gpl)
         .push_next(&mut rendering);
     // SAFETY: a live device and a valid create info.
-    unsafe { s.device.create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None) }.unwrap()[0]
+    unsafe {
+        s.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+    }
+    .unwrap()[0]
 }
 
 #[test]
@@ -226,26 +290,46 @@ fn graphics_pipeline_libraries_link_by_state_group() {
     let layout = make_layout(&[], 5);
     let vert = make_module(&spirv("triangle.vert", None));
     let frag = make_module(&spirv("triangle.frag", None));
-    let stage = |st, m| vk::PipelineShaderStageCreateInfo::default().stage(st).module(m).name(c"main");
+    let stage = |st, m| {
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(st)
+            .module(m)
+            .name(c"main")
+    };
     type L = vk::GraphicsPipelineLibraryFlagsEXT;
     let vs = [stage(vk::ShaderStageFlags::VERTEX, vert)];
     let fs = [stage(vk::ShaderStageFlags::FRAGMENT, frag)];
     let libs = [
-        library(&s, L::VERTEX_INPUT_INTERFACE, &[], vk::PipelineLayout::null()),
+        library(
+            &s,
+            L::VERTEX_INPUT_INTERFACE,
+            &[],
+            vk::PipelineLayout::null(),
+        ),
         // The fragment stage passed here belongs to another subset: ignored.
         library(&s, L::PRE_RASTERIZATION_SHADERS, &[vs[0], fs[0]], layout),
         library(&s, L::FRAGMENT_SHADER, &fs, layout),
-        library(&s, L::FRAGMENT_OUTPUT_INTERFACE, &[], vk::PipelineLayout::null()),
+        library(
+            &s,
+            L::FRAGMENT_OUTPUT_INTERFACE,
+            &[],
+            vk::PipelineLayout::null(),
+        ),
     ];
     // SAFETY: libraries just made.
-    let pre = unsafe { Pipeline::from_handle(libs[1]) }.and_then(Pipeline::graphics).unwrap();
+    let pre = unsafe { Pipeline::from_handle(libs[1]) }
+        .and_then(Pipeline::graphics)
+        .unwrap();
     assert_eq!(pre.stages.len(), 1, "only the pre-rasterization stage");
     assert!(pre.state.vi.is_none() && pre.state.cb.is_none() && pre.state.rs.is_some());
     let mut link = vk::PipelineLibraryCreateInfoKHR::default().libraries(&libs);
     let ci = vk::GraphicsPipelineCreateInfo::default().push_next(&mut link);
     // SAFETY: a live device; a linking create info naming live libraries.
-    let linked = unsafe { s.device.create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None) }
-        .unwrap()[0];
+    let linked = unsafe {
+        s.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+    }
+    .unwrap()[0];
     // SAFETY: the libraries may go once linked: the pipeline copied what it needs.
     unsafe {
         for l in libs {
@@ -253,12 +337,20 @@ fn graphics_pipeline_libraries_link_by_state_group() {
         }
     }
     // SAFETY: the pipeline just made.
-    let g = unsafe { Pipeline::from_handle(linked) }.and_then(Pipeline::graphics).unwrap();
+    let g = unsafe { Pipeline::from_handle(linked) }
+        .and_then(Pipeline::graphics)
+        .unwrap();
     assert_eq!(g.state.subsets, all_subsets());
     let stages: Vec<_> = g.stages.iter().map(|s| s.stage).collect();
-    assert_eq!(stages, [vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT]);
+    assert_eq!(
+        stages,
+        [vk::ShaderStageFlags::VERTEX, vk::ShaderStageFlags::FRAGMENT]
+    );
     let st = &g.state;
-    assert_eq!(st.ia.unwrap().topology, vk::PrimitiveTopology::TRIANGLE_STRIP);
+    assert_eq!(
+        st.ia.unwrap().topology,
+        vk::PrimitiveTopology::TRIANGLE_STRIP
+    );
     assert_eq!(st.vp.as_ref().unwrap().viewports[0].width, 64.0);
     assert_eq!(st.rs.unwrap().line_width, 1.5);
     assert!(st.ds.unwrap().depth_test);

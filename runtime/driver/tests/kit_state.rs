@@ -4,9 +4,9 @@
 //! descriptor-set disturbance rule, push descriptors, vertex buffers, and the generated map of
 //! which command sets each dynamic state.
 
-mod support;
 #[path = "support/pipeline.rs"]
 mod fixture;
+mod support;
 
 use ash::vk;
 use fixture::*;
@@ -63,8 +63,11 @@ fn graphics(s: &Setup, layout: vk::PipelineLayout, dynamic: &[vk::DynamicState])
         .dynamic_state(&dy)
         .layout(layout);
     // SAFETY: a live device and a valid create info (the dangling pointer is one it ignores).
-    unsafe { s.device.create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None) }.unwrap()
-        [0]
+    unsafe {
+        s.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[ci], None)
+    }
+    .unwrap()[0]
 }
 
 #[test]
@@ -101,12 +104,26 @@ fn draws_see_the_graphics_state_with_and_without_dynamic_states() {
             d.cmd_draw_indexed_indirect(cb, vb, 0, 1, 20);
         }
     });
-    let width = |i: usize| seen[i].state.as_ref().unwrap().vp.as_ref().unwrap().viewports[0].width;
+    let width = |i: usize| {
+        seen[i]
+            .state
+            .as_ref()
+            .unwrap()
+            .vp
+            .as_ref()
+            .unwrap()
+            .viewports[0]
+            .width
+    };
     let line = |i: usize| seen[i].state.as_ref().unwrap().rs.unwrap().line_width;
     assert_eq!(seen.len(), 3);
     assert_eq!((width(0), line(0)), (50.0, 3.0), "dynamic values");
     assert_eq!((width(1), line(1)), (100.0, 2.0), "the static pipeline's");
-    assert_eq!((width(2), line(2)), (50.0, 4.0), "the last values, on the indirect draw too");
+    assert_eq!(
+        (width(2), line(2)),
+        (50.0, 4.0),
+        "the last values, on the indirect draw too"
+    );
     assert_eq!(seen[2].what, "draw_indexed_indirect");
     assert_eq!(seen[0].vertex_buffers, 2);
     let st = seen[0].state.as_ref().unwrap();
@@ -204,11 +221,23 @@ fn push_descriptors_reach_the_dispatch() {
         // SAFETY: recording into a live command buffer with live objects.
         unsafe {
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-            d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &5u32.to_le_bytes());
+            d.cmd_push_constants(
+                cb,
+                layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &5u32.to_le_bytes(),
+            );
             push(cb, 0);
             d.cmd_dispatch(cb, 1, 1, 1);
             push(cb, 256);
-            d.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &9u32.to_le_bytes());
+            d.cmd_push_constants(
+                cb,
+                layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &9u32.to_le_bytes(),
+            );
             d.cmd_dispatch(cb, 1, 1, 1);
         }
     });
@@ -216,8 +245,16 @@ fn push_descriptors_reach_the_dispatch() {
     // SAFETY: the buffer's 512 mapped bytes; the queue is idle.
     let bytes = unsafe { std::slice::from_raw_parts(host.cast::<u32>(), 128) };
     for i in 0..32u32 {
-        assert_eq!(bytes[i as usize], (i * 5 + 7) ^ (i >> 3), "first push, element {i}");
-        assert_eq!(bytes[64 + i as usize], (i * 9 + 7) ^ (i >> 3), "second push, element {i}");
+        assert_eq!(
+            bytes[i as usize],
+            (i * 5 + 7) ^ (i >> 3),
+            "first push, element {i}"
+        );
+        assert_eq!(
+            bytes[64 + i as usize],
+            (i * 9 + 7) ^ (i >> 3),
+            "second push, element {i}"
+        );
         assert_eq!(bytes[32 + i as usize], 0, "between the two ranges");
     }
 }
@@ -225,7 +262,10 @@ fn push_descriptors_reach_the_dispatch() {
 #[test]
 fn the_generated_map_names_each_dynamic_state_setter() {
     let setters = |s| dynamic_state::info(s).unwrap().setters;
-    assert_eq!(setters(vk::DynamicState::VIEWPORT), [CommandId::CMD_SET_VIEWPORT]);
+    assert_eq!(
+        setters(vk::DynamicState::VIEWPORT),
+        [CommandId::CMD_SET_VIEWPORT]
+    );
     assert!(setters(vk::DynamicState::VERTEX_INPUT_BINDING_STRIDE)
         .contains(&CommandId::CMD_BIND_VERTEX_BUFFERS2));
     assert_eq!(
@@ -234,5 +274,7 @@ fn the_generated_map_names_each_dynamic_state_setter() {
     );
     let i = dynamic_state::index(vk::DynamicState::LINE_WIDTH).unwrap();
     assert_eq!(dynamic_state::set_by(CommandId::CMD_SET_LINE_WIDTH), [i]);
-    assert!(dynamic_state::DYNAMIC_STATES.iter().all(|s| !s.setters.is_empty()));
+    assert!(dynamic_state::DYNAMIC_STATES
+        .iter()
+        .all(|s| !s.setters.is_empty()));
 }

@@ -57,7 +57,11 @@ macro_rules! object {
         }
     };
 }
-object!(DescriptorSetLayout, vk::DescriptorSetLayout, DESCRIPTOR_SET_LAYOUT);
+object!(
+    DescriptorSetLayout,
+    vk::DescriptorSetLayout,
+    DESCRIPTOR_SET_LAYOUT
+);
 object!(PipelineLayout, vk::PipelineLayout, PIPELINE_LAYOUT);
 object!(DescriptorSet, vk::DescriptorSet, DESCRIPTOR_SET);
 object!(
@@ -141,7 +145,9 @@ impl DescriptorStore {
                 }
                 T::UNIFORM_TEXEL_BUFFER | T::STORAGE_TEXEL_BUFFER => {
                     // SAFETY: `descriptorCount` views for these types.
-                    Descriptor::TexelBuffer(unsafe { slice(write.p_texel_buffer_view, n) }[i as usize])
+                    Descriptor::TexelBuffer(
+                        unsafe { slice(write.p_texel_buffer_view, n) }[i as usize],
+                    )
                 }
                 T::SAMPLER => {
                     // SAFETY: `descriptorCount` image infos.

@@ -116,7 +116,10 @@ impl Engine {
             workgroup: None,
             sets: sets(&self.bound, vk::PipelineBindPoint::GRAPHICS),
             descriptor: g.as_ref().and_then(|g| g.descriptor(0, 0, 0)),
-            push: g.as_ref().map(|g| g.push_constants().to_vec()).unwrap_or_default(),
+            push: g
+                .as_ref()
+                .map(|g| g.push_constants().to_vec())
+                .unwrap_or_default(),
             state: self.bound.graphics_state().cloned(),
             vertex_buffers: self.bound.vertex_buffers.iter().flatten().count(),
             index_size: self.bound.index_buffer.map(|i| i.size),
@@ -184,7 +187,10 @@ impl Execute for Engine {
 pub fn spirv(name: &str, entry: Option<&str>) -> Vec<u32> {
     let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/shaders/");
     let tag = entry.unwrap_or("main");
-    let out = std::env::temp_dir().join(format!("vkgen-pipe-{}-{tag}-{name}.spv", std::process::id()));
+    let out = std::env::temp_dir().join(format!(
+        "vkgen-pipe-{}-{tag}-{name}.spv",
+        std::process::id()
+    ));
     let mut cmd = std::process::Command::new("glslangValidator");
     if let Some(e) = entry {
         cmd.args(["-e", e, "--source-entrypoint", "main"]);
@@ -219,7 +225,10 @@ pub fn make_cache() -> vk::PipelineCache {
     store(PipelineCache::default())
 }
 
-pub fn set_layout(bindings: &[(u32, vk::DescriptorType)], flags: vk::DescriptorSetLayoutCreateFlags) -> Arc<SetLayout> {
+pub fn set_layout(
+    bindings: &[(u32, vk::DescriptorType)],
+    flags: vk::DescriptorSetLayoutCreateFlags,
+) -> Arc<SetLayout> {
     Arc::new(SetLayout {
         flags,
         bindings: bindings
@@ -261,7 +270,12 @@ pub fn make_layout(sets: &[Arc<SetLayout>], id: u8) -> vk::PipelineLayout {
 }
 
 /// A set of `layout` whose binding 0 is `buffer`'s `[offset, offset + range)`.
-pub fn make_set(layout: &Arc<SetLayout>, buffer: vk::Buffer, offset: u64, range: u64) -> vk::DescriptorSet {
+pub fn make_set(
+    layout: &Arc<SetLayout>,
+    buffer: vk::Buffer,
+    offset: u64,
+    range: u64,
+) -> vk::DescriptorSet {
     let set = DescriptorSet {
         store: DescriptorStore::new(layout.clone(), 0),
     };
@@ -302,7 +316,9 @@ impl Drop for Setup {
 }
 
 pub fn setup() -> Setup {
-    let serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (instance, device) = crate::support::instance_and_device::<Fx>(vk::API_VERSION_1_3, 1);
     // SAFETY: a live device; valid create infos.
     unsafe {
@@ -380,16 +396,14 @@ impl Setup {
     }
 
     /// A compute pipeline of `fill.comp` (or the module given) on `layout`.
-    pub fn compute(
-        &self,
-        module: vk::ShaderModule,
-        layout: vk::PipelineLayout,
-    ) -> vk::Pipeline {
+    pub fn compute(&self, module: vk::ShaderModule, layout: vk::PipelineLayout) -> vk::Pipeline {
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
             .name(c"main");
-        let ci = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
+        let ci = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(layout);
         // SAFETY: a live device and a valid create info.
         unsafe {
             self.device

@@ -23,7 +23,10 @@ type Flags2 = vk::PipelineCreateFlags2KHR;
 ///
 /// # Safety
 /// `p_next` is a valid chain.
-pub(super) unsafe fn flags2(p_next: *const std::ffi::c_void, flags: vk::PipelineCreateFlags) -> Flags2 {
+pub(super) unsafe fn flags2(
+    p_next: *const std::ffi::c_void,
+    flags: vk::PipelineCreateFlags,
+) -> Flags2 {
     // SAFETY: the caller's valid chain.
     let f2 = unsafe {
         find_in_chain::<vk::PipelineCreateFlags2CreateInfoKHR<'_>>(
@@ -98,7 +101,10 @@ pub(super) unsafe fn feedback(p_next: *const std::ffi::c_void, hits: &[bool], st
         let flags = hits.get(i).map_or(F::empty(), |&h| hit(h));
         // SAFETY: `pipelineStageCreationFeedbackCount` writable elements (the structure's
         // valid usage); a stage past the pipeline's own is reported not valid.
-        unsafe { p.add(i).write(vk::PipelineCreationFeedback { flags, duration: 0 }) };
+        unsafe {
+            p.add(i)
+                .write(vk::PipelineCreationFeedback { flags, duration: 0 })
+        };
     }
 }
 
@@ -234,7 +240,10 @@ pub(super) unsafe extern "system" fn create_compute_pipelines<D: Kit>(
         || {
             // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
             let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
-                return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "not a device of this driver");
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "not a device of this driver"
+                );
             };
             // SAFETY: `createInfoCount` valid create infos; a null or live cache.
             let (infos, cache) = unsafe { (slice(p_infos, count), cache_of(pipeline_cache)) };
@@ -269,7 +278,10 @@ pub(super) unsafe extern "system" fn create_graphics_pipelines<D: Kit>(
         || {
             // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
             let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
-                return vk_error!(vk::Result::ERROR_OUT_OF_HOST_MEMORY, "not a device of this driver");
+                return vk_error!(
+                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                    "not a device of this driver"
+                );
             };
             // SAFETY: `createInfoCount` valid create infos; a null or live cache.
             let (infos, cache) = unsafe { (slice(p_infos, count), cache_of(pipeline_cache)) };

@@ -43,7 +43,11 @@ fn dynamic(ci: &vk::GraphicsPipelineCreateInfo<'_>) -> Vec<vk::DynamicState> {
 ///
 /// # Safety
 /// `ci` is a valid create info.
-unsafe fn own_subsets(ci: &vk::GraphicsPipelineCreateInfo<'_>, flags: Flags2, linking: bool) -> Subsets {
+unsafe fn own_subsets(
+    ci: &vk::GraphicsPipelineCreateInfo<'_>,
+    flags: Flags2,
+    linking: bool,
+) -> Subsets {
     // SAFETY: the caller's valid chain.
     let gpl = unsafe {
         find_in_chain::<vk::GraphicsPipelineLibraryCreateInfoEXT<'_>>(
@@ -164,7 +168,9 @@ unsafe fn rendering(
     flags: Flags2,
 ) -> Option<RenderingFormats> {
     if !subsets.intersects(
-        Subsets::PRE_RASTERIZATION_SHADERS | Subsets::FRAGMENT_SHADER | Subsets::FRAGMENT_OUTPUT_INTERFACE,
+        Subsets::PRE_RASTERIZATION_SHADERS
+            | Subsets::FRAGMENT_SHADER
+            | Subsets::FRAGMENT_OUTPUT_INTERFACE,
     ) {
         return None;
     }

@@ -92,6 +92,8 @@ impl GraphicsPipeline {
 }
 
 /// A `VkPipeline` of the kit.
+// One heap object per pipeline (`create_object`): the variants' size difference costs no copies.
+#[allow(clippy::large_enum_variant)]
 pub enum Pipeline {
     Compute(ComputePipeline),
     Graphics(GraphicsPipeline),

@@ -125,7 +125,9 @@ fn layout_of(h: vk::PipelineLayout) -> Option<Arc<PipelineLayoutInfo>> {
 fn points(stages: vk::ShaderStageFlags) -> Vec<vk::PipelineBindPoint> {
     let mut v = Vec::new();
     if stages.intersects(
-        vk::ShaderStageFlags::ALL_GRAPHICS | vk::ShaderStageFlags::TASK_EXT | vk::ShaderStageFlags::MESH_EXT,
+        vk::ShaderStageFlags::ALL_GRAPHICS
+            | vk::ShaderStageFlags::TASK_EXT
+            | vk::ShaderStageFlags::MESH_EXT,
     ) {
         v.push(vk::PipelineBindPoint::GRAPHICS);
     }
@@ -240,7 +242,9 @@ unsafe fn push_template(
         return;
     };
     let t = t.template.clone();
-    if let Some(store) = point_mut(s, t.pipeline_bind_point).and_then(|pt| push_store(pt, layout, set)) {
+    if let Some(store) =
+        point_mut(s, t.pipeline_bind_point).and_then(|pt| push_store(pt, layout, set))
+    {
         // SAFETY: the caller's promise about `data`.
         unsafe { store.write_with_template(&t, data) };
     }

@@ -121,7 +121,11 @@ pub unsafe fn apply(cmd: &Cmd, s: &mut GraphicsState) -> bool {
                 p_viewports,
             } => {
                 let vp = s.vp.get_or_insert_with(Default::default);
-                put(&mut vp.viewports, first_viewport, slice(p_viewports, viewport_count));
+                put(
+                    &mut vp.viewports,
+                    first_viewport,
+                    slice(p_viewports, viewport_count),
+                );
             }
             Cmd::SetScissor {
                 first_scissor,
@@ -129,7 +133,11 @@ pub unsafe fn apply(cmd: &Cmd, s: &mut GraphicsState) -> bool {
                 p_scissors,
             } => {
                 let vp = s.vp.get_or_insert_with(Default::default);
-                put(&mut vp.scissors, first_scissor, slice(p_scissors, scissor_count));
+                put(
+                    &mut vp.scissors,
+                    first_scissor,
+                    slice(p_scissors, scissor_count),
+                );
             }
             Cmd::SetViewportWithCount {
                 viewport_count,
@@ -155,7 +163,8 @@ pub unsafe fn apply(cmd: &Cmd, s: &mut GraphicsState) -> bool {
             } => rs(s).depth_bias = (c, cl, sl),
             Cmd::SetBlendConstants { blend_constants } => {
                 let cb = s.cb.get_or_insert_with(Default::default);
-                cb.blend_constants.copy_from_slice(slice(blend_constants, 4));
+                cb.blend_constants
+                    .copy_from_slice(slice(blend_constants, 4));
             }
             Cmd::SetDepthBounds {
                 min_depth_bounds,
@@ -213,8 +222,8 @@ pub unsafe fn apply(cmd: &Cmd, s: &mut GraphicsState) -> bool {
             Cmd::SetPatchControlPointsEXT {
                 patch_control_points,
             } => {
-                s.ts.get_or_insert_with(Default::default).patch_control_points =
-                    patch_control_points;
+                s.ts.get_or_insert_with(Default::default)
+                    .patch_control_points = patch_control_points;
             }
             Cmd::SetLogicOpEXT { logic_op } => {
                 s.cb.get_or_insert_with(Default::default).logic_op = Some(logic_op);
@@ -223,12 +232,12 @@ pub unsafe fn apply(cmd: &Cmd, s: &mut GraphicsState) -> bool {
                 attachment_count,
                 p_color_write_enables,
             } => {
-                s.cb.get_or_insert_with(Default::default).color_write_enables =
-                    slice(p_color_write_enables, attachment_count)
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &e)| on(e))
-                        .fold(0, |m, (i, _)| m | 1 << i);
+                s.cb.get_or_insert_with(Default::default)
+                    .color_write_enables = slice(p_color_write_enables, attachment_count)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &e)| on(e))
+                    .fold(0, |m, (i, _)| m | 1 << i);
             }
             Cmd::BindVertexBuffers2 {
                 first_binding,
@@ -264,7 +273,10 @@ pub unsafe fn apply(cmd: &Cmd, s: &mut GraphicsState) -> bool {
                         input_rate: b.input_rate,
                     })
                     .collect();
-                vi.divisors = slice(bs, nb).iter().map(|b| (b.binding, b.divisor)).collect();
+                vi.divisors = slice(bs, nb)
+                    .iter()
+                    .map(|b| (b.binding, b.divisor))
+                    .collect();
                 vi.attributes = slice(attrs, na)
                     .iter()
                     .map(|a| vk::VertexInputAttributeDescription {

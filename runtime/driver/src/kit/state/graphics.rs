@@ -201,8 +201,11 @@ impl PartialEq for DepthStencil {
 
 impl PartialEq for ColorBlend {
     fn eq(&self, o: &Self) -> bool {
-        (self.logic_op, self.blend_constants, self.color_write_enables)
-            == (o.logic_op, o.blend_constants, o.color_write_enables)
+        (
+            self.logic_op,
+            self.blend_constants,
+            self.color_write_enables,
+        ) == (o.logic_op, o.blend_constants, o.color_write_enables)
             && same(&self.attachments, &o.attachments)
     }
 }

@@ -260,7 +260,14 @@ impl<P> Bound<'_, P> {
                 let dynamic = bind::dynamic_index(ds.store.layout(), binding, element)
                     .and_then(|i| b.dynamic_offsets.get(i));
                 Some(match (d, dynamic) {
-                    (Descriptor::Buffer { buffer, offset, range }, Some(&o)) => Descriptor::Buffer {
+                    (
+                        Descriptor::Buffer {
+                            buffer,
+                            offset,
+                            range,
+                        },
+                        Some(&o),
+                    ) => Descriptor::Buffer {
                         buffer,
                         offset: offset + u64::from(o),
                         range,
@@ -273,7 +280,11 @@ impl<P> Bound<'_, P> {
 
     /// A buffer descriptor resolved to host memory ([`crate::kit::resources::Buffer::host_ptr`]).
     pub fn buffer(&self, set: u32, binding: u32, element: u32) -> Option<BoundBuffer> {
-        let Descriptor::Buffer { buffer, offset, range } = self.descriptor(set, binding, element)?
+        let Descriptor::Buffer {
+            buffer,
+            offset,
+            range,
+        } = self.descriptor(set, binding, element)?
         else {
             return None;
         };
