@@ -551,3 +551,70 @@ unsafe fn observe_1_4(s: &mut BoundState, cmd: &Cmd) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kit::descriptor::SetLayoutBinding;
+
+    fn layout(types: &[(u32, vk::DescriptorType, u32)]) -> Arc<SetLayout> {
+        Arc::new(SetLayout {
+            flags: vk::DescriptorSetLayoutCreateFlags::empty(),
+            bindings: types
+                .iter()
+                .map(|&(binding, descriptor_type, count)| SetLayoutBinding {
+                    binding,
+                    descriptor_type,
+                    count,
+                    stages: vk::ShaderStageFlags::ALL,
+                    flags: vk::DescriptorBindingFlags::empty(),
+                    immutable_samplers: Vec::new(),
+                })
+                .collect(),
+        })
+    }
+
+    fn info(sets: &[Arc<SetLayout>], id: u8) -> PipelineLayoutInfo {
+        PipelineLayoutInfo {
+            flags: vk::PipelineLayoutCreateFlags::empty(),
+            set_layouts: sets.iter().cloned().map(Some).collect(),
+            push_constant_ranges: Vec::new(),
+            identity: [id; 32],
+        }
+    }
+
+    #[test]
+    fn dynamic_offsets_follow_binding_then_element_order() {
+        type T = vk::DescriptorType;
+        // Listed out of order: binding 1 (two dynamic), binding 0 (not dynamic), binding 3.
+        let l = layout(&[
+            (3, T::STORAGE_BUFFER_DYNAMIC, 1),
+            (0, T::STORAGE_BUFFER, 1),
+            (1, T::UNIFORM_BUFFER_DYNAMIC, 2),
+        ]);
+        assert_eq!(dynamic_count(&l), 3);
+        assert_eq!(dynamic_index(&l, 1, 0), Some(0));
+        assert_eq!(dynamic_index(&l, 1, 1), Some(1));
+        assert_eq!(dynamic_index(&l, 3, 0), Some(2));
+        assert_eq!(dynamic_index(&l, 0, 0), None, "not dynamic");
+        assert_eq!(dynamic_index(&l, 1, 2), None, "past the array");
+    }
+
+    #[test]
+    fn compatibility_is_per_set_prefix() {
+        type T = vk::DescriptorType;
+        let a = layout(&[(0, T::STORAGE_BUFFER, 1)]);
+        let b = layout(&[(0, T::UNIFORM_BUFFER, 1)]);
+        let x = info(&[a.clone(), a.clone()], 1);
+        let y = info(&[layout(&[(0, T::STORAGE_BUFFER, 1)]), b.clone()], 2);
+        assert!(compatible_for_set(&x, &y, 0), "set 0 defined identically");
+        assert!(!compatible_for_set(&x, &y, 1), "set 1 differs");
+        let mut z = info(&[a.clone()], 3);
+        z.push_constant_ranges.push(vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: 4,
+        });
+        assert!(!compatible_for_set(&x, &z, 0), "push ranges differ");
+    }
+}

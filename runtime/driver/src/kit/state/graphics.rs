@@ -466,3 +466,51 @@ unsafe fn color_blend(c: &vk::PipelineColorBlendStateCreateInfo<'_>) -> ColorBle
         color_write_enables,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dynamic_sets_hold_registry_states() {
+        let mut d = DynamicSet::default();
+        d.insert(vk::DynamicState::VIEWPORT);
+        d.insert(vk::DynamicState::VERTEX_INPUT_EXT);
+        assert!(d.contains(vk::DynamicState::VIEWPORT));
+        assert!(!d.contains(vk::DynamicState::SCISSOR));
+        let all: Vec<_> = d.iter().collect();
+        assert_eq!(all, [vk::DynamicState::VIEWPORT, vk::DynamicState::VERTEX_INPUT_EXT]);
+    }
+
+    #[test]
+    fn merging_takes_missing_groups_and_a_complete_render_pass() {
+        let mut a = GraphicsState {
+            subsets: Subsets::PRE_RASTERIZATION_SHADERS,
+            rs: Some(Rasterization {
+                line_width: 2.0,
+                ..Default::default()
+            }),
+            rp: Some(RenderingFormats::default()),
+            ..Default::default()
+        };
+        let b = GraphicsState {
+            subsets: Subsets::FRAGMENT_OUTPUT_INTERFACE,
+            rs: Some(Rasterization::default()),
+            cb: Some(ColorBlend::default()),
+            rp: Some(RenderingFormats {
+                color_formats: vec![vk::Format::B8G8R8A8_SRGB],
+                complete: true,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        a.merge(&b);
+        assert_eq!(
+            a.subsets,
+            Subsets::PRE_RASTERIZATION_SHADERS | Subsets::FRAGMENT_OUTPUT_INTERFACE
+        );
+        assert_eq!(a.rs.unwrap().line_width, 2.0, "the first library's group wins");
+        assert!(a.cb.is_some());
+        assert_eq!(a.rp.unwrap().color_formats, [vk::Format::B8G8R8A8_SRGB]);
+    }
+}
