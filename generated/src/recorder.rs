@@ -5,7 +5,7 @@
 //! arena and the recording are `recorder_runtime.rs`. 260 commands, 238 structures copied.
 //!
 //! Kept as the application's pointer (not copied): output pointers, `void*` without a
-//! length (`vkCmdPushDescriptorSetWithTemplate`'s data), pointers inside unions, and
+//! length (`vkCmdPushDescriptorSetWithTemplate`'s data when `Target::template_data_size` does not size it), pointers inside unions, and
 //! structures of `pNext` chains this registry does not know (dropped, with a warning).
 
 #![allow(non_camel_case_types, clippy::all, unused_unsafe, unused_variables)]
@@ -8695,6 +8695,8 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
+                    let a = &mut r.arena;
+                    let p_data = match R::template_data_size(descriptor_update_template) { 0 => p_data.cast_mut(), size => a.bytes(p_data, size) };
                     r.push(Cmd::PushDescriptorSetWithTemplate { descriptor_update_template, layout, set, p_data: p_data.cast() });
                 })
             }
@@ -11479,6 +11481,7 @@ pub mod entry {
                 R::record(command_buffer, |r| {
                     let a = &mut r.arena;
                     let p_push_descriptor_set_with_template_info = a.slice(p_push_descriptor_set_with_template_info, 1, Some(fix_PushDescriptorSetWithTemplateInfo as Fix));
+                    if let Some(i) = p_push_descriptor_set_with_template_info.as_mut() { let size = R::template_data_size(i.descriptor_update_template); if size != 0 { i.p_data = a.bytes(i.p_data, size).cast_const(); } }
                     r.push(Cmd::PushDescriptorSetWithTemplate2 { p_push_descriptor_set_with_template_info: p_push_descriptor_set_with_template_info.cast() });
                 })
             }

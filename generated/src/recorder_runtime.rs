@@ -333,6 +333,17 @@ pub trait Target {
     /// # Safety
     /// `command_buffer` is a command buffer handle the application passed to a `vkCmd*` call.
     unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording));
+
+    /// The bytes of push-descriptor data `template` lays out (`vkCmdPushDescriptorSetWithTemplate`'s
+    /// `pData`, whose size only the template knows), so the recorder can copy it; 0 keeps the
+    /// application's pointer (the default).
+    ///
+    /// # Safety
+    /// `template` is the handle the application passed to the `vkCmd*` call.
+    unsafe fn template_data_size(template: vk::DescriptorUpdateTemplate) -> usize {
+        let _ = template;
+        0
+    }
 }
 
 /// The hand-written parts of the 1.0 → `…2` routes (vkgen's `recorder_routes.rs` generates the

@@ -618,12 +618,34 @@ fn write_entry(cx: &Ctx, fixed: &BTreeSet<String>, cmd: &Command, out: &mut Stri
     let stride = cmd.params.iter().any(|p| p.name == "stride");
     let mut copies = String::new();
     let mut inits = Vec::new();
+    let template = cmd
+        .params
+        .iter()
+        .any(|p| p.name == "descriptorUpdateTemplate");
     for p in &cmd.params[1..] {
         let n = param_name(&p.name);
-        let is_struct = aggregate(cx, &p.ty.base).is_some();
+        let agg = aggregate(cx, &p.ty.base);
+        let is_struct = agg.is_some();
         match c.copy(p, stride && is_struct && p.ty.is_pointer()) {
             Some(expr) => {
                 let _ = writeln!(copies, "                let {n} = {expr};");
+                // A `…WithTemplate2` info's data: as big as its template says.
+                let has = |m: &str| agg.is_some_and(|(_, a)| a.members.iter().any(|x| x.name == m));
+                if has("descriptorUpdateTemplate") && has("pData") {
+                    let _ = writeln!(
+                        copies,
+                        "                if let Some(i) = {n}.as_mut() {{ let size = R::template_data_size(i.descriptor_update_template); if size != 0 {{ i.p_data = a.bytes(i.p_data, size).cast_const(); }} }}"
+                    );
+                }
+                inits.push(format!("{n}: {n}.cast()"));
+            }
+            // `vkCmdPushDescriptorSetWithTemplate`'s data: its size is the template's, which
+            // only the target knows (0 keeps the application's pointer).
+            None if template && p.name == "pData" => {
+                let _ = writeln!(
+                    copies,
+                    "                let {n} = match R::template_data_size(descriptor_update_template) {{ 0 => {n}.cast_mut(), size => a.bytes({n}, size) }};"
+                );
                 inits.push(format!("{n}: {n}.cast()"));
             }
             None if p.ty.is_pointer() => inits.push(format!("{n}: {n}.cast()")),
@@ -668,7 +690,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
          //! the recording entry points and the replay through the vendor's [`Execute`] trait. The\n\
          //! arena and the recording are `recorder_runtime.rs`. {} commands, {} structures copied.\n\
          //!\n//! Kept as the application's pointer (not copied): output pointers, `void*` without a\n\
-         //! length (`vkCmdPushDescriptorSetWithTemplate`'s data), pointers inside unions, and\n\
+         //! length (`vkCmdPushDescriptorSetWithTemplate`'s data when `Target::template_data_size` does not size it), pointers inside unions, and\n\
          //! structures of `pNext` chains this registry does not know (dropped, with a warning).\n\n\
          #![allow(non_camel_case_types, clippy::all, unused_unsafe, unused_variables)]\n\
          use crate::commands::CommandId;\nuse crate::driver::guard;\nuse crate::vk;\n\n\

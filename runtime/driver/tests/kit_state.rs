@@ -260,6 +260,58 @@ fn push_descriptors_reach_the_dispatch() {
 }
 
 #[test]
+fn push_template_data_is_copied_when_recorded() {
+    let s = setup();
+    let (buf, host) = s.buffer(256);
+    let sl = set_layout(
+        &[(0, vk::DescriptorType::STORAGE_BUFFER)],
+        vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR,
+    );
+    let layout = make_layout(&[sl], 31);
+    let pipeline = s.compute(make_module(&spirv("fill.comp", None)), layout);
+    let template = make_push_template();
+    let seen = s.run(|d, cb| {
+        let mut data = vk::DescriptorBufferInfo {
+            buffer: buf,
+            offset: 64,
+            range: 64,
+        };
+        // SAFETY: recording into a live command buffer; the driver's recording entry point
+        // of vkCmdPushDescriptorSetWithTemplate with data laid out as the template says.
+        unsafe {
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+            d.cmd_push_constants(
+                cb,
+                layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &2u32.to_le_bytes(),
+            );
+            vkgen_driver::generated::recorder::entry::cmd_push_descriptor_set_with_template::<
+                Recorder<Fx>,
+            >(cb, template, layout, 0, std::ptr::from_ref(&data).cast());
+            d.cmd_dispatch(cb, 1, 1, 1);
+        }
+        // The application reuses its memory once the command returns.
+        data.offset = 0;
+        data.range = 0;
+        std::hint::black_box(&data);
+    });
+    assert_eq!(seen.len(), 1);
+    // SAFETY: the buffer's 256 mapped bytes; the queue is idle.
+    let words = unsafe { std::slice::from_raw_parts(host.cast::<u32>(), 64) };
+    assert!(words[..16].iter().all(|&w| w == 0));
+    for i in 0..16u32 {
+        assert_eq!(
+            words[16 + i as usize],
+            (i * 2 + 7) ^ (i >> 3),
+            "element {i}"
+        );
+    }
+    assert!(words[32..].iter().all(|&w| w == 0));
+}
+
+#[test]
 fn the_generated_map_names_each_dynamic_state_setter() {
     let setters = |s| dynamic_state::info(s).unwrap().setters;
     assert_eq!(

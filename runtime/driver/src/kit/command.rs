@@ -169,6 +169,16 @@ impl<D: Kit> vkgen_generated::recorder::Target for Recorder<D> {
             f(&mut lock(&cb.recording));
         }
     }
+
+    unsafe fn template_data_size(template: vk::DescriptorUpdateTemplate) -> usize {
+        if !D::PIPELINE_OBJECTS {
+            return 0;
+        }
+        // SAFETY: the application's template handle of the `vkCmd*` being recorded (valid
+        // usage makes it live), or garbage `from_handle` refuses by its type signature.
+        unsafe { super::descriptor::DescriptorUpdateTemplate::from_handle(template) }
+            .map_or(0, |t| t.template.data_size())
+    }
 }
 
 /// The component as a table (see [`super::entries`]): begin, end and the resets, and with

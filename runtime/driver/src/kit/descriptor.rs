@@ -225,6 +225,31 @@ pub struct UpdateTemplate {
     pub pipeline_bind_point: vk::PipelineBindPoint,
 }
 
+impl UpdateTemplate {
+    /// Bytes of application data one update reads (the recorder copies push-template data
+    /// this long).
+    pub fn data_size(&self) -> usize {
+        type T = vk::DescriptorType;
+        self.entries
+            .iter()
+            .filter(|e| e.descriptor_count > 0)
+            .map(|e| {
+                let (n, stride, elem) = match e.descriptor_type {
+                    // The count of an inline uniform block is its byte size; the stride unused.
+                    T::INLINE_UNIFORM_BLOCK => (1, 0, e.descriptor_count as usize),
+                    T::UNIFORM_TEXEL_BUFFER | T::STORAGE_TEXEL_BUFFER => {
+                        (e.descriptor_count as usize, e.stride, 8)
+                    }
+                    T::ACCELERATION_STRUCTURE_KHR => (e.descriptor_count as usize, e.stride, 8),
+                    _ => (e.descriptor_count as usize, e.stride, 24),
+                };
+                e.offset + (n - 1) * stride + elem
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 pub struct DescriptorUpdateTemplate {
     pub template: Arc<UpdateTemplate>,
 }

@@ -19,8 +19,8 @@ use vkgen_driver::generated::driver::Driver;
 use vkgen_driver::handles::create_object;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
 use vkgen_driver::kit::descriptor::{
-    Descriptor, DescriptorSet, DescriptorSetLayout, DescriptorStore, PipelineLayout,
-    PipelineLayoutInfo, SetLayout, SetLayoutBinding,
+    Descriptor, DescriptorSet, DescriptorSetLayout, DescriptorStore, DescriptorUpdateTemplate,
+    PipelineLayout, PipelineLayoutInfo, SetLayout, SetLayoutBinding, UpdateTemplate,
 };
 use vkgen_driver::kit::pipeline::Pipeline;
 use vkgen_driver::kit::queue::{Batch, Completion};
@@ -295,6 +295,23 @@ pub fn make_set(
 
 /// One test at a time: the engine reports through the process-wide [`SEEN`].
 static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A compute push-descriptor template of one buffer info at offset 0 for binding 0.
+pub fn make_push_template() -> vk::DescriptorUpdateTemplate {
+    store(DescriptorUpdateTemplate {
+        template: Arc::new(UpdateTemplate {
+            entries: vec![vk::DescriptorUpdateTemplateEntry {
+                dst_binding: 0,
+                dst_array_element: 0,
+                descriptor_count: 1,
+                descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
+                offset: 0,
+                stride: 24,
+            }],
+            pipeline_bind_point: vk::PipelineBindPoint::COMPUTE,
+        }),
+    })
+}
 
 pub struct Setup {
     _serial: std::sync::MutexGuard<'static, ()>,

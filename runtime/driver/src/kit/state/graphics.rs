@@ -479,7 +479,13 @@ mod tests {
         assert!(d.contains(vk::DynamicState::VIEWPORT));
         assert!(!d.contains(vk::DynamicState::SCISSOR));
         let all: Vec<_> = d.iter().collect();
-        assert_eq!(all, [vk::DynamicState::VIEWPORT, vk::DynamicState::VERTEX_INPUT_EXT]);
+        assert_eq!(
+            all,
+            [
+                vk::DynamicState::VIEWPORT,
+                vk::DynamicState::VERTEX_INPUT_EXT
+            ]
+        );
     }
 
     #[test]
@@ -509,7 +515,11 @@ mod tests {
             a.subsets,
             Subsets::PRE_RASTERIZATION_SHADERS | Subsets::FRAGMENT_OUTPUT_INTERFACE
         );
-        assert_eq!(a.rs.unwrap().line_width, 2.0, "the first library's group wins");
+        assert_eq!(
+            a.rs.unwrap().line_width,
+            2.0,
+            "the first library's group wins"
+        );
         assert!(a.cb.is_some());
         assert_eq!(a.rp.unwrap().color_formats, [vk::Format::B8G8R8A8_SRGB]);
     }
