@@ -609,7 +609,7 @@ mod tests {
         let y = info(&[layout(&[(0, T::STORAGE_BUFFER, 1)]), b.clone()], 2);
         assert!(compatible_for_set(&x, &y, 0), "set 0 defined identically");
         assert!(!compatible_for_set(&x, &y, 1), "set 1 differs");
-        let mut z = info(&[a.clone()], 3);
+        let mut z = info(std::slice::from_ref(&a), 3);
         z.push_constant_ranges.push(vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::COMPUTE,
             offset: 0,
