@@ -213,7 +213,7 @@ fn a_refused_element_is_null_the_rest_are_made_and_early_return_stops() {
         ),
         compute_info(stage(good, c"main"), layout, none),
     ];
-    // SAFETY: as above.
+    // SAFETY: a live device and create infos whose stages and layout are live.
     let (made, _) = unsafe {
         s.device
             .create_compute_pipelines(vk::PipelineCache::null(), &early, None)

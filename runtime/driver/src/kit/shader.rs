@@ -134,7 +134,7 @@ impl ShaderStage {
         let module = match unsafe { ShaderModule::from_handle(info.module) } {
             Some(m) => m.code.clone(),
             None => {
-                // SAFETY: as above.
+                // SAFETY: the stage's `pNext` chain is the application's, valid for the call.
                 let inline = unsafe {
                     find_in_chain::<vk::ShaderModuleCreateInfo<'_>>(
                         info.p_next,
@@ -166,7 +166,7 @@ impl ShaderStage {
         if let Some(s) = unsafe { info.p_specialization_info.as_ref() } {
             // SAFETY: `mapEntryCount` entries over `dataSize` bytes.
             let data = unsafe { slice(s.p_data.cast::<u8>(), s.data_size as u32) };
-            // SAFETY: as above.
+            // SAFETY: `pMapEntries` holds `mapEntryCount` entries (VkSpecializationInfo's VUIDs).
             for e in unsafe { slice(s.p_map_entries, s.map_entry_count) } {
                 let r = e.offset as usize..e.offset as usize + e.size;
                 specialization.push((e.constant_id, data.get(r).unwrap_or_default().to_vec()));

@@ -200,7 +200,8 @@ unsafe fn build_compute(
             stage.stage
         ));
     }
-    // SAFETY: as above.
+    // SAFETY: `layout` is null or a live layout of this driver (the create info's valid
+    // usage); `from_handle` checks the type.
     let Some(layout) = (unsafe { PipelineLayout::from_handle(ci.layout) }) else {
         return Err(vk_error!(
             vk::Result::ERROR_UNKNOWN,

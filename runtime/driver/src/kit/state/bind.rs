@@ -304,7 +304,8 @@ unsafe fn begin_rendering(s: &mut BoundState, info: *const vk::RenderingInfo<'st
     let Some(i) = (unsafe { info.as_ref() }) else {
         return;
     };
-    // SAFETY: as above.
+    // SAFETY: the recorder copied the attachment array and the depth and stencil
+    // attachments with the rendering info; they live as long as the recording.
     let (colors, depth, stencil) = unsafe {
         (
             recorded(i.p_color_attachments, i.color_attachment_count).to_vec(),

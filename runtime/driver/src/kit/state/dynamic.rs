@@ -192,6 +192,21 @@ pub unsafe fn apply(cmd: &Cmd, s: &mut GraphicsState) -> bool {
                 (f.fail_op, f.pass_op, f.depth_fail_op, f.compare_op) =
                     (fail_op, pass_op, depth_fail_op, compare_op);
             }),
+            _ => return apply_extended(cmd, s),
+        }
+    }
+    true
+}
+
+/// [`apply`] for the extended dynamic states (1.3's `VK_EXT_extended_dynamic_state{,2}` and
+/// the `EXT` setters the kit decodes).
+///
+/// # Safety
+/// `cmd`'s pointers are valid.
+unsafe fn apply_extended(cmd: &Cmd, s: &mut GraphicsState) -> bool {
+    // SAFETY: the recorded arrays hold their counts (the caller's valid command).
+    unsafe {
+        match *cmd {
             Cmd::SetCullMode { cull_mode } => rs(s).cull_mode = cull_mode,
             Cmd::SetFrontFace { front_face } => rs(s).front_face = front_face,
             Cmd::SetPrimitiveTopology { primitive_topology } => {

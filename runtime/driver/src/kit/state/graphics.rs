@@ -414,7 +414,7 @@ unsafe fn viewports(v: &vk::PipelineViewportStateCreateInfo<'_>) -> Viewports {
         scissor_count: v.scissor_count,
         // SAFETY: `viewportCount` viewports or null (sanitised when dynamic).
         viewports: unsafe { slice(v.p_viewports, v.viewport_count) }.to_vec(),
-        // SAFETY: as above, scissors.
+        // SAFETY: `scissorCount` scissors or null (sanitised when dynamic).
         scissors: unsafe { slice(v.p_scissors, v.scissor_count) }.to_vec(),
     }
 }
