@@ -15,6 +15,9 @@ pub mod dispatch;
 mod dispatch_table;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
+pub mod dynamic_state;
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
 pub mod driver;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]

@@ -2,10 +2,10 @@
 // Regenerate with: cargo run -p vkgen -- generate --registry <vk.xml 1.4.359> --out <dir>
 //! The command recorder: a record per `vkCmd*` command with deep copies of its arguments,
 //! the recording entry points and the replay through the vendor's [`Execute`] trait. The
-//! arena and the recording are `recorder_runtime.rs`. 260 commands, 178 structures copied.
+//! arena and the recording are `recorder_runtime.rs`. 260 commands, 238 structures copied.
 //!
 //! Kept as the application's pointer (not copied): output pointers, `void*` without a
-//! length (`vkCmdPushDescriptorSetWithTemplate`'s data), pointers inside unions, and
+//! length (`vkCmdPushDescriptorSetWithTemplate`'s data when `Target::template_data_size` does not size it), pointers inside unions, and
 //! structures of `pNext` chains this registry does not know (dropped, with a warning).
 
 #![allow(non_camel_case_types, clippy::all, unused_unsafe, unused_variables)]
@@ -17,7 +17,7 @@ use crate::vk;
 #[path = "recorder_runtime.rs"]
 mod runtime;
 use runtime::Fix;
-pub use runtime::{Arena, Recording, Target, WARN};
+pub use runtime::{Arena, DeepCopy, Owned, Recording, Target, WARN};
 /// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,
 /// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).
 pub use runtime::routes::{event_dependency, stages2, wait_dependency as barrier_dependency};
@@ -1418,6 +1418,274 @@ pub enum Cmd {
     SetDispatchParametersARM {
         p_dispatch_parameters: *const crate::vk::DispatchParametersARM,
     },
+}
+
+impl Cmd {
+    /// The (canonical) command this record is of.
+    pub fn id(&self) -> CommandId {
+        match self {
+            Cmd::BindPipeline { .. } => CommandId(103),
+            Cmd::SetPrimitiveRestartIndexEXT { .. } => CommandId(104),
+            Cmd::SetAttachmentFeedbackLoopEnableEXT { .. } => CommandId(105),
+            Cmd::SetViewport { .. } => CommandId(106),
+            Cmd::SetScissor { .. } => CommandId(107),
+            Cmd::SetLineWidth { .. } => CommandId(108),
+            Cmd::SetDepthBias { .. } => CommandId(109),
+            Cmd::SetBlendConstants { .. } => CommandId(110),
+            Cmd::SetDepthBounds { .. } => CommandId(111),
+            Cmd::SetStencilCompareMask { .. } => CommandId(112),
+            Cmd::SetStencilWriteMask { .. } => CommandId(113),
+            Cmd::SetStencilReference { .. } => CommandId(114),
+            Cmd::BindDescriptorSets { .. } => CommandId(115),
+            Cmd::BindIndexBuffer { .. } => CommandId(116),
+            Cmd::BindVertexBuffers { .. } => CommandId(117),
+            Cmd::Draw { .. } => CommandId(118),
+            Cmd::DrawIndexed { .. } => CommandId(119),
+            Cmd::DrawMultiEXT { .. } => CommandId(120),
+            Cmd::DrawMultiIndexedEXT { .. } => CommandId(121),
+            Cmd::DrawIndirect { .. } => CommandId(122),
+            Cmd::DrawIndexedIndirect { .. } => CommandId(123),
+            Cmd::Dispatch { .. } => CommandId(124),
+            Cmd::DispatchIndirect { .. } => CommandId(125),
+            Cmd::DrawClusterHUAWEI { .. } => CommandId(126),
+            Cmd::DrawClusterIndirectHUAWEI { .. } => CommandId(127),
+            Cmd::UpdatePipelineIndirectBufferNV { .. } => CommandId(128),
+            Cmd::CopyBuffer { .. } => CommandId(129),
+            Cmd::CopyImage { .. } => CommandId(130),
+            Cmd::BlitImage { .. } => CommandId(131),
+            Cmd::CopyBufferToImage { .. } => CommandId(132),
+            Cmd::CopyImageToBuffer { .. } => CommandId(133),
+            Cmd::CopyMemoryIndirectNV { .. } => CommandId(134),
+            Cmd::CopyMemoryIndirectKHR { .. } => CommandId(135),
+            Cmd::CopyMemoryToImageIndirectNV { .. } => CommandId(136),
+            Cmd::CopyMemoryToImageIndirectKHR { .. } => CommandId(137),
+            Cmd::UpdateBuffer { .. } => CommandId(138),
+            Cmd::FillBuffer { .. } => CommandId(139),
+            Cmd::ClearColorImage { .. } => CommandId(140),
+            Cmd::ClearDepthStencilImage { .. } => CommandId(141),
+            Cmd::ClearAttachments { .. } => CommandId(142),
+            Cmd::ResolveImage { .. } => CommandId(143),
+            Cmd::SetEvent { .. } => CommandId(144),
+            Cmd::ResetEvent { .. } => CommandId(145),
+            Cmd::WaitEvents { .. } => CommandId(146),
+            Cmd::PipelineBarrier { .. } => CommandId(147),
+            Cmd::BeginQuery { .. } => CommandId(148),
+            Cmd::EndQuery { .. } => CommandId(149),
+            Cmd::BeginConditionalRenderingEXT { .. } => CommandId(150),
+            Cmd::EndConditionalRenderingEXT => CommandId(151),
+            Cmd::BeginCustomResolveEXT { .. } => CommandId(152),
+            Cmd::ResetQueryPool { .. } => CommandId(153),
+            Cmd::WriteTimestamp { .. } => CommandId(154),
+            Cmd::CopyQueryPoolResults { .. } => CommandId(155),
+            Cmd::PushConstants { .. } => CommandId(156),
+            Cmd::BeginRenderPass { .. } => CommandId(157),
+            Cmd::NextSubpass { .. } => CommandId(158),
+            Cmd::EndRenderPass => CommandId(159),
+            Cmd::ExecuteCommands { .. } => CommandId(160),
+            Cmd::DebugMarkerBeginEXT { .. } => CommandId(177),
+            Cmd::DebugMarkerEndEXT => CommandId(178),
+            Cmd::DebugMarkerInsertEXT { .. } => CommandId(179),
+            Cmd::ExecuteGeneratedCommandsNV { .. } => CommandId(181),
+            Cmd::PreprocessGeneratedCommandsNV { .. } => CommandId(182),
+            Cmd::BindPipelineShaderGroupNV { .. } => CommandId(183),
+            Cmd::ExecuteGeneratedCommandsEXT { .. } => CommandId(187),
+            Cmd::PreprocessGeneratedCommandsEXT { .. } => CommandId(188),
+            Cmd::PushDescriptorSet { .. } => CommandId(210),
+            Cmd::SetDeviceMask { .. } => CommandId(235),
+            Cmd::DispatchBase { .. } => CommandId(240),
+            Cmd::PushDescriptorSetWithTemplate { .. } => CommandId(249),
+            Cmd::SetViewportWScalingNV { .. } => CommandId(255),
+            Cmd::SetDiscardRectangleEXT { .. } => CommandId(256),
+            Cmd::SetDiscardRectangleEnableEXT { .. } => CommandId(257),
+            Cmd::SetDiscardRectangleModeEXT { .. } => CommandId(258),
+            Cmd::SetSampleLocationsEXT { .. } => CommandId(259),
+            Cmd::BeginDebugUtilsLabelEXT { .. } => CommandId(301),
+            Cmd::EndDebugUtilsLabelEXT => CommandId(302),
+            Cmd::InsertDebugUtilsLabelEXT { .. } => CommandId(303),
+            Cmd::WriteBufferMarkerAMD { .. } => CommandId(308),
+            Cmd::BeginRenderPass2 { .. } => CommandId(311),
+            Cmd::NextSubpass2 { .. } => CommandId(313),
+            Cmd::EndRenderPass2 { .. } => CommandId(315),
+            Cmd::DrawIndirectCount { .. } => CommandId(325),
+            Cmd::DrawIndexedIndirectCount { .. } => CommandId(328),
+            Cmd::SetCheckpointNV { .. } => CommandId(331),
+            Cmd::BindTransformFeedbackBuffersEXT { .. } => CommandId(333),
+            Cmd::BeginTransformFeedbackEXT { .. } => CommandId(334),
+            Cmd::EndTransformFeedbackEXT { .. } => CommandId(335),
+            Cmd::BeginQueryIndexedEXT { .. } => CommandId(336),
+            Cmd::EndQueryIndexedEXT { .. } => CommandId(337),
+            Cmd::DrawIndirectByteCountEXT { .. } => CommandId(338),
+            Cmd::SetExclusiveScissorNV { .. } => CommandId(339),
+            Cmd::SetExclusiveScissorEnableNV { .. } => CommandId(340),
+            Cmd::BindShadingRateImageNV { .. } => CommandId(341),
+            Cmd::SetViewportShadingRatePaletteNV { .. } => CommandId(342),
+            Cmd::SetCoarseSampleOrderNV { .. } => CommandId(343),
+            Cmd::DrawMeshTasksNV { .. } => CommandId(344),
+            Cmd::DrawMeshTasksIndirectNV { .. } => CommandId(345),
+            Cmd::DrawMeshTasksIndirectCountNV { .. } => CommandId(346),
+            Cmd::DrawMeshTasksEXT { .. } => CommandId(347),
+            Cmd::DrawMeshTasksIndirectEXT { .. } => CommandId(348),
+            Cmd::DrawMeshTasksIndirectCountEXT { .. } => CommandId(349),
+            Cmd::BindInvocationMaskHUAWEI { .. } => CommandId(352),
+            Cmd::CopyAccelerationStructureNV { .. } => CommandId(357),
+            Cmd::CopyAccelerationStructureKHR { .. } => CommandId(358),
+            Cmd::CopyAccelerationStructureToMemoryKHR { .. } => CommandId(360),
+            Cmd::CopyMemoryToAccelerationStructureKHR { .. } => CommandId(362),
+            Cmd::WriteAccelerationStructuresPropertiesKHR { .. } => CommandId(364),
+            Cmd::WriteAccelerationStructuresPropertiesNV { .. } => CommandId(365),
+            Cmd::BuildAccelerationStructureNV { .. } => CommandId(366),
+            Cmd::TraceRaysKHR { .. } => CommandId(368),
+            Cmd::TraceRaysNV { .. } => CommandId(369),
+            Cmd::TraceRaysIndirectKHR { .. } => CommandId(376),
+            Cmd::TraceRaysIndirect2KHR { .. } => CommandId(377),
+            Cmd::BuildClusterAccelerationStructureIndirectNV { .. } => CommandId(379),
+            Cmd::SetRayTracingPipelineStackSizeKHR { .. } => CommandId(382),
+            Cmd::SetPerformanceMarkerINTEL { .. } => CommandId(395),
+            Cmd::SetPerformanceStreamMarkerINTEL { .. } => CommandId(396),
+            Cmd::SetPerformanceOverrideINTEL { .. } => CommandId(397),
+            Cmd::SetLineStipple { .. } => CommandId(407),
+            Cmd::BuildAccelerationStructuresKHR { .. } => CommandId(413),
+            Cmd::BuildAccelerationStructuresIndirectKHR { .. } => CommandId(414),
+            Cmd::SetCullMode { .. } => CommandId(425),
+            Cmd::SetFrontFace { .. } => CommandId(427),
+            Cmd::SetPrimitiveTopology { .. } => CommandId(429),
+            Cmd::SetViewportWithCount { .. } => CommandId(431),
+            Cmd::SetScissorWithCount { .. } => CommandId(433),
+            Cmd::BindIndexBuffer2 { .. } => CommandId(435),
+            Cmd::BindVertexBuffers2 { .. } => CommandId(437),
+            Cmd::SetDepthTestEnable { .. } => CommandId(439),
+            Cmd::SetDepthWriteEnable { .. } => CommandId(441),
+            Cmd::SetDepthCompareOp { .. } => CommandId(443),
+            Cmd::SetDepthBoundsTestEnable { .. } => CommandId(445),
+            Cmd::SetStencilTestEnable { .. } => CommandId(447),
+            Cmd::SetStencilOp { .. } => CommandId(449),
+            Cmd::SetPatchControlPointsEXT { .. } => CommandId(451),
+            Cmd::SetRasterizerDiscardEnable { .. } => CommandId(452),
+            Cmd::SetDepthBiasEnable { .. } => CommandId(454),
+            Cmd::SetLogicOpEXT { .. } => CommandId(456),
+            Cmd::SetPrimitiveRestartEnable { .. } => CommandId(457),
+            Cmd::SetTessellationDomainOriginEXT { .. } => CommandId(459),
+            Cmd::SetDepthClampEnableEXT { .. } => CommandId(460),
+            Cmd::SetPolygonModeEXT { .. } => CommandId(461),
+            Cmd::SetRasterizationSamplesEXT { .. } => CommandId(462),
+            Cmd::SetSampleMaskEXT { .. } => CommandId(463),
+            Cmd::SetAlphaToCoverageEnableEXT { .. } => CommandId(464),
+            Cmd::SetAlphaToOneEnableEXT { .. } => CommandId(465),
+            Cmd::SetLogicOpEnableEXT { .. } => CommandId(466),
+            Cmd::SetColorBlendEnableEXT { .. } => CommandId(467),
+            Cmd::SetColorBlendEquationEXT { .. } => CommandId(468),
+            Cmd::SetColorWriteMaskEXT { .. } => CommandId(469),
+            Cmd::SetRasterizationStreamEXT { .. } => CommandId(470),
+            Cmd::SetConservativeRasterizationModeEXT { .. } => CommandId(471),
+            Cmd::SetExtraPrimitiveOverestimationSizeEXT { .. } => CommandId(472),
+            Cmd::SetDepthClipEnableEXT { .. } => CommandId(473),
+            Cmd::SetSampleLocationsEnableEXT { .. } => CommandId(474),
+            Cmd::SetColorBlendAdvancedEXT { .. } => CommandId(475),
+            Cmd::SetProvokingVertexModeEXT { .. } => CommandId(476),
+            Cmd::SetLineRasterizationModeEXT { .. } => CommandId(477),
+            Cmd::SetLineStippleEnableEXT { .. } => CommandId(478),
+            Cmd::SetDepthClipNegativeOneToOneEXT { .. } => CommandId(479),
+            Cmd::SetViewportWScalingEnableNV { .. } => CommandId(480),
+            Cmd::SetViewportSwizzleNV { .. } => CommandId(481),
+            Cmd::SetCoverageToColorEnableNV { .. } => CommandId(482),
+            Cmd::SetCoverageToColorLocationNV { .. } => CommandId(483),
+            Cmd::SetCoverageModulationModeNV { .. } => CommandId(484),
+            Cmd::SetCoverageModulationTableEnableNV { .. } => CommandId(485),
+            Cmd::SetCoverageModulationTableNV { .. } => CommandId(486),
+            Cmd::SetShadingRateImageEnableNV { .. } => CommandId(487),
+            Cmd::SetRepresentativeFragmentTestEnableNV { .. } => CommandId(488),
+            Cmd::CopyBuffer2 { .. } => CommandId(497),
+            Cmd::CopyImage2 { .. } => CommandId(499),
+            Cmd::BlitImage2 { .. } => CommandId(501),
+            Cmd::CopyBufferToImage2 { .. } => CommandId(503),
+            Cmd::CopyImageToBuffer2 { .. } => CommandId(505),
+            Cmd::ResolveImage2 { .. } => CommandId(507),
+            Cmd::SetFragmentShadingRateKHR { .. } => CommandId(509),
+            Cmd::SetFragmentShadingRateEnumNV { .. } => CommandId(511),
+            Cmd::SetVertexInputEXT { .. } => CommandId(513),
+            Cmd::SetColorWriteEnableEXT { .. } => CommandId(514),
+            Cmd::SetEvent2 { .. } => CommandId(515),
+            Cmd::ResetEvent2 { .. } => CommandId(517),
+            Cmd::WaitEvents2 { .. } => CommandId(519),
+            Cmd::PipelineBarrier2 { .. } => CommandId(521),
+            Cmd::WriteTimestamp2 { .. } => CommandId(525),
+            Cmd::WriteBufferMarker2AMD { .. } => CommandId(527),
+            Cmd::DecodeVideoKHR { .. } => CommandId(548),
+            Cmd::BeginVideoCodingKHR { .. } => CommandId(549),
+            Cmd::ControlVideoCodingKHR { .. } => CommandId(550),
+            Cmd::EndVideoCodingKHR { .. } => CommandId(551),
+            Cmd::EncodeVideoKHR { .. } => CommandId(552),
+            Cmd::DecompressMemoryNV { .. } => CommandId(553),
+            Cmd::DecompressMemoryIndirectCountNV { .. } => CommandId(554),
+            Cmd::BuildPartitionedAccelerationStructuresNV { .. } => CommandId(556),
+            Cmd::DecompressMemoryEXT { .. } => CommandId(557),
+            Cmd::DecompressMemoryIndirectCountEXT { .. } => CommandId(558),
+            Cmd::CuLaunchKernelNVX { .. } => CommandId(563),
+            Cmd::BindDescriptorBuffersEXT { .. } => CommandId(567),
+            Cmd::SetDescriptorBufferOffsetsEXT { .. } => CommandId(568),
+            Cmd::BindDescriptorBufferEmbeddedSamplersEXT { .. } => CommandId(569),
+            Cmd::BeginRendering { .. } => CommandId(578),
+            Cmd::EndRendering => CommandId(580),
+            Cmd::EndRendering2KHR { .. } => CommandId(581),
+            Cmd::BuildMicromapsEXT { .. } => CommandId(587),
+            Cmd::CopyMicromapEXT { .. } => CommandId(590),
+            Cmd::CopyMicromapToMemoryEXT { .. } => CommandId(592),
+            Cmd::CopyMemoryToMicromapEXT { .. } => CommandId(594),
+            Cmd::WriteMicromapsPropertiesEXT { .. } => CommandId(596),
+            Cmd::BindTileMemoryQCOM { .. } => CommandId(606),
+            Cmd::OpticalFlowExecuteNV { .. } => CommandId(613),
+            Cmd::SetDepthBias2EXT { .. } => CommandId(617),
+            Cmd::BindShadersEXT { .. } => CommandId(629),
+            Cmd::BeginGpaSessionAMD { .. } => CommandId(640),
+            Cmd::EndGpaSessionAMD { .. } => CommandId(641),
+            Cmd::BeginGpaSampleAMD { .. } => CommandId(642),
+            Cmd::EndGpaSampleAMD { .. } => CommandId(643),
+            Cmd::CopyGpaSessionResultsAMD { .. } => CommandId(647),
+            Cmd::BindDescriptorSets2 { .. } => CommandId(648),
+            Cmd::PushConstants2 { .. } => CommandId(650),
+            Cmd::PushDescriptorSet2 { .. } => CommandId(652),
+            Cmd::PushDescriptorSetWithTemplate2 { .. } => CommandId(654),
+            Cmd::SetDescriptorBufferOffsets2EXT { .. } => CommandId(656),
+            Cmd::BindDescriptorBufferEmbeddedSamplers2EXT { .. } => CommandId(657),
+            Cmd::SetRenderingAttachmentLocations { .. } => CommandId(670),
+            Cmd::SetRenderingInputAttachmentIndices { .. } => CommandId(672),
+            Cmd::SetDepthClampRangeEXT { .. } => CommandId(674),
+            Cmd::ConvertCooperativeVectorMatrixNV { .. } => CommandId(678),
+            Cmd::DispatchTileQCOM { .. } => CommandId(679),
+            Cmd::BeginPerTileExecutionQCOM { .. } => CommandId(680),
+            Cmd::EndPerTileExecutionQCOM { .. } => CommandId(681),
+            Cmd::BeginShaderInstrumentationARM { .. } => CommandId(688),
+            Cmd::EndShaderInstrumentationARM => CommandId(689),
+            Cmd::CopyTensorARM { .. } => CommandId(699),
+            Cmd::DispatchDataGraphARM { .. } => CommandId(709),
+            Cmd::SetComputeOccupancyPriorityNV { .. } => CommandId(716),
+            Cmd::BindSamplerHeapEXT { .. } => CommandId(719),
+            Cmd::BindResourceHeapEXT { .. } => CommandId(720),
+            Cmd::PushDataEXT { .. } => CommandId(721),
+            Cmd::CopyMemoryKHR { .. } => CommandId(727),
+            Cmd::CopyMemoryToImageKHR { .. } => CommandId(728),
+            Cmd::CopyImageToMemoryKHR { .. } => CommandId(729),
+            Cmd::UpdateMemoryKHR { .. } => CommandId(730),
+            Cmd::FillMemoryKHR { .. } => CommandId(731),
+            Cmd::CopyQueryPoolResultsToMemoryKHR { .. } => CommandId(732),
+            Cmd::BeginConditionalRendering2EXT { .. } => CommandId(733),
+            Cmd::BindTransformFeedbackBuffers2EXT { .. } => CommandId(734),
+            Cmd::BeginTransformFeedback2EXT { .. } => CommandId(735),
+            Cmd::EndTransformFeedback2EXT { .. } => CommandId(736),
+            Cmd::DrawIndirectByteCount2EXT { .. } => CommandId(737),
+            Cmd::WriteMarkerToMemoryAMD { .. } => CommandId(738),
+            Cmd::BindIndexBuffer3KHR { .. } => CommandId(739),
+            Cmd::BindVertexBuffers3KHR { .. } => CommandId(740),
+            Cmd::DrawIndirect2KHR { .. } => CommandId(741),
+            Cmd::DrawIndexedIndirect2KHR { .. } => CommandId(742),
+            Cmd::DrawIndirectCount2KHR { .. } => CommandId(743),
+            Cmd::DrawIndexedIndirectCount2KHR { .. } => CommandId(744),
+            Cmd::DrawMeshTasksIndirect2EXT { .. } => CommandId(745),
+            Cmd::DrawMeshTasksIndirectCount2EXT { .. } => CommandId(746),
+            Cmd::DispatchIndirect2KHR { .. } => CommandId(747),
+            Cmd::SetDispatchParametersARM { .. } => CommandId(750),
+        }
+    }
 }
 
 /// What a vendor's engine runs: one method per `vkCmd*`, called by [`Recording::replay`]
@@ -3329,20 +3597,17 @@ impl Recording {
     /// `vkCmdExecuteCommands` goes to the engine's own method when it defines one, else
     /// each secondary goes to `secondary` (the kit replays it inline).
     pub fn replay<E: Execute>(&self, engine: &mut E, secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E)) {
-        self.replay_with(engine, secondary, &mut |_| false);
+        self.replay_observed(engine, &mut |_, _| false, secondary)
     }
 
-    /// [`replay`](Self::replay), offering each command to `kit` first: a command it
-    /// returns `true` for was handled there (the driver kit applies the state of commands
+    /// [`replay`](Recording::replay), offering each record and the engine to `before` just
+    /// before the engine's method runs: the kit's bound-state tracking observes the stream
+    /// there (so the engine finds the state a draw or dispatch uses already resolved), and
+    /// a record `before` returns `true` for was handled by the kit (the state of commands
     /// an engine does not run, in order: events, timestamps) and skips the engine.
-    pub fn replay_with<E: Execute>(
-        &self,
-        engine: &mut E,
-        secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E),
-        kit: &mut dyn FnMut(&Cmd) -> bool,
-    ) {
+    pub fn replay_observed<E: Execute>(&self, engine: &mut E, before: &mut dyn FnMut(&Cmd, &mut E) -> bool, secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E)) {
         for cmd in &self.commands {
-            if kit(cmd) {
+            if before(cmd, engine) {
                 continue;
             }
             // SAFETY: the arguments are the recorded ones: copies in this recording's arena,
@@ -3631,16 +3896,23 @@ fn known_structure(s_type: i32) -> Option<(usize, Fix)> {
         1000623002 => Some((core::mem::size_of::<crate::vk::AccelerationStructureGeometryMicromapDataKHR>(), fix_AccelerationStructureGeometryMicromapDataKHR as Fix)),
         1000429010 => Some((core::mem::size_of::<crate::vk::AccelerationStructureGeometrySpheresDataNV>(), fix_AccelerationStructureGeometrySpheresDataNV as Fix)),
         1000527001 => Some((core::mem::size_of::<crate::vk::AttachmentFeedbackLoopInfoEXT>(), fix_AttachmentFeedbackLoopInfoEXT as Fix)),
+        1000044008 => Some((core::mem::size_of::<crate::vk::AttachmentSampleCountInfoAMD<'static>>(), fix_AttachmentSampleCountInfoAMD as Fix)),
         1000519002 => Some((core::mem::size_of::<crate::vk::BlitImageCubicWeightsInfoQCOM<'static>>(), fix_BlitImageCubicWeightsInfoQCOM as Fix)),
         1000470006 => Some((core::mem::size_of::<crate::vk::BufferUsageFlags2CreateInfo>(), fix_BufferUsageFlags2CreateInfo as Fix)),
+        1000428001 => Some((core::mem::size_of::<crate::vk::ComputePipelineIndirectBufferInfoNV<'static>>(), fix_ComputePipelineIndirectBufferInfoNV as Fix)),
         1000333000 => Some((core::mem::size_of::<crate::vk::CopyCommandTransformInfoQCOM<'static>>(), fix_CopyCommandTransformInfoQCOM as Fix)),
+        1000628002 => Some((core::mem::size_of::<crate::vk::CustomResolveCreateInfoEXT>(), fix_CustomResolveCreateInfoEXT as Fix)),
         1000631005 => Some((core::mem::size_of::<crate::vk::DataGraphPipelineOpticalFlowDispatchInfoARM>(), fix_DataGraphPipelineOpticalFlowDispatchInfoARM as Fix)),
+        1000128000 => Some((core::mem::size_of::<crate::vk::DebugUtilsObjectNameInfoEXT<'static>>(), fix_DebugUtilsObjectNameInfoEXT as Fix)),
         1000283002 => Some((core::mem::size_of::<crate::vk::DepthBiasRepresentationInfoEXT<'static>>(), fix_DepthBiasRepresentationInfoEXT as Fix)),
         1000316012 => Some((core::mem::size_of::<crate::vk::DescriptorBufferBindingPushDescriptorBufferHandleEXT<'static>>(), fix_DescriptorBufferBindingPushDescriptorBufferHandleEXT as Fix)),
         1000060003 => Some((core::mem::size_of::<crate::vk::DeviceGroupRenderPassBeginInfo<'static>>(), fix_DeviceGroupRenderPassBeginInfo as Fix)),
+        1000129005 => Some((core::mem::size_of::<crate::vk::ExternalFormatANDROID<'static>>(), fix_ExternalFormatANDROID as Fix)),
         1000453000 => Some((core::mem::size_of::<crate::vk::ExternalMemoryAcquireUnmodifiedEXT<'static>>(), fix_ExternalMemoryAcquireUnmodifiedEXT as Fix)),
         1000572013 => Some((core::mem::size_of::<crate::vk::GeneratedCommandsPipelineInfoEXT>(), fix_GeneratedCommandsPipelineInfoEXT as Fix)),
         1000572014 => Some((core::mem::size_of::<crate::vk::GeneratedCommandsShaderInfoEXT>(), fix_GeneratedCommandsShaderInfoEXT as Fix)),
+        1000320002 => Some((core::mem::size_of::<crate::vk::GraphicsPipelineLibraryCreateInfoEXT<'static>>(), fix_GraphicsPipelineLibraryCreateInfoEXT as Fix)),
+        1000277002 => Some((core::mem::size_of::<crate::vk::GraphicsPipelineShaderGroupsCreateInfoNV<'static>>(), fix_GraphicsPipelineShaderGroupsCreateInfoNV as Fix)),
         1000314000 => Some((core::mem::size_of::<crate::vk::MemoryBarrier2<'static>>(), fix_MemoryBarrier2 as Fix)),
         1000574002 => Some((core::mem::size_of::<crate::vk::MemoryBarrierAccessFlags3KHR>(), fix_MemoryBarrierAccessFlags3KHR as Fix)),
         1000318004 => Some((core::mem::size_of::<crate::vk::MemoryRangeBarriersInfoKHR>(), fix_MemoryRangeBarriersInfoKHR as Fix)),
@@ -3648,7 +3920,41 @@ fn known_structure(s_type: i32) -> Option<(usize, Fix)> {
         1000044009 => Some((core::mem::size_of::<crate::vk::MultiviewPerViewAttributesInfoNVX<'static>>(), fix_MultiviewPerViewAttributesInfoNVX as Fix)),
         1000510001 => Some((core::mem::size_of::<crate::vk::MultiviewPerViewRenderAreasRenderPassBeginInfoQCOM<'static>>(), fix_MultiviewPerViewRenderAreasRenderPassBeginInfoQCOM as Fix)),
         1000570005 => Some((core::mem::size_of::<crate::vk::PartitionedAccelerationStructureFlagsNV>(), fix_PartitionedAccelerationStructureFlagsNV as Fix)),
+        1000483002 => Some((core::mem::size_of::<crate::vk::PipelineBinaryInfoKHR>(), fix_PipelineBinaryInfoKHR as Fix)),
+        1000148002 => Some((core::mem::size_of::<crate::vk::PipelineColorBlendAdvancedStateCreateInfoEXT<'static>>(), fix_PipelineColorBlendAdvancedStateCreateInfoEXT as Fix)),
+        1000381001 => Some((core::mem::size_of::<crate::vk::PipelineColorWriteCreateInfoEXT<'static>>(), fix_PipelineColorWriteCreateInfoEXT as Fix)),
+        1000183000 => Some((core::mem::size_of::<crate::vk::PipelineCompilerControlCreateInfoAMD<'static>>(), fix_PipelineCompilerControlCreateInfoAMD as Fix)),
+        1000152000 => Some((core::mem::size_of::<crate::vk::PipelineCoverageModulationStateCreateInfoNV<'static>>(), fix_PipelineCoverageModulationStateCreateInfoNV as Fix)),
+        1000149000 => Some((core::mem::size_of::<crate::vk::PipelineCoverageToColorStateCreateInfoNV<'static>>(), fix_PipelineCoverageToColorStateCreateInfoNV as Fix)),
+        1000470005 => Some((core::mem::size_of::<crate::vk::PipelineCreateFlags2CreateInfo>(), fix_PipelineCreateFlags2CreateInfo as Fix)),
+        1000192000 => Some((core::mem::size_of::<crate::vk::PipelineCreationFeedbackCreateInfo<'static>>(), fix_PipelineCreationFeedbackCreateInfo as Fix)),
+        1000099001 => Some((core::mem::size_of::<crate::vk::PipelineDiscardRectangleStateCreateInfoEXT<'static>>(), fix_PipelineDiscardRectangleStateCreateInfoEXT as Fix)),
+        1000611002 => Some((core::mem::size_of::<crate::vk::PipelineFragmentDensityMapLayeredCreateInfoVALVE>(), fix_PipelineFragmentDensityMapLayeredCreateInfoVALVE as Fix)),
+        1000326002 => Some((core::mem::size_of::<crate::vk::PipelineFragmentShadingRateEnumStateCreateInfoNV<'static>>(), fix_PipelineFragmentShadingRateEnumStateCreateInfoNV as Fix)),
+        1000226001 => Some((core::mem::size_of::<crate::vk::PipelineFragmentShadingRateStateCreateInfoKHR<'static>>(), fix_PipelineFragmentShadingRateStateCreateInfoKHR as Fix)),
         30 => Some((core::mem::size_of::<crate::vk::PipelineLayoutCreateInfo<'static>>(), fix_PipelineLayoutCreateInfo as Fix)),
+        1000290000 => Some((core::mem::size_of::<crate::vk::PipelineLibraryCreateInfoKHR<'static>>(), fix_PipelineLibraryCreateInfoKHR as Fix)),
+        1000101001 => Some((core::mem::size_of::<crate::vk::PipelineRasterizationConservativeStateCreateInfoEXT<'static>>(), fix_PipelineRasterizationConservativeStateCreateInfoEXT as Fix)),
+        1000102001 => Some((core::mem::size_of::<crate::vk::PipelineRasterizationDepthClipStateCreateInfoEXT<'static>>(), fix_PipelineRasterizationDepthClipStateCreateInfoEXT as Fix)),
+        1000259001 => Some((core::mem::size_of::<crate::vk::PipelineRasterizationLineStateCreateInfo>(), fix_PipelineRasterizationLineStateCreateInfo as Fix)),
+        1000254001 => Some((core::mem::size_of::<crate::vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'static>>(), fix_PipelineRasterizationProvokingVertexStateCreateInfoEXT as Fix)),
+        1000018000 => Some((core::mem::size_of::<crate::vk::PipelineRasterizationStateRasterizationOrderAMD<'static>>(), fix_PipelineRasterizationStateRasterizationOrderAMD as Fix)),
+        1000028002 => Some((core::mem::size_of::<crate::vk::PipelineRasterizationStateStreamCreateInfoEXT<'static>>(), fix_PipelineRasterizationStateStreamCreateInfoEXT as Fix)),
+        1000044002 => Some((core::mem::size_of::<crate::vk::PipelineRenderingCreateInfo<'static>>(), fix_PipelineRenderingCreateInfo as Fix)),
+        1000166001 => Some((core::mem::size_of::<crate::vk::PipelineRepresentativeFragmentTestStateCreateInfoNV<'static>>(), fix_PipelineRepresentativeFragmentTestStateCreateInfoNV as Fix)),
+        1000068000 => Some((core::mem::size_of::<crate::vk::PipelineRobustnessCreateInfo>(), fix_PipelineRobustnessCreateInfo as Fix)),
+        1000143002 => Some((core::mem::size_of::<crate::vk::PipelineSampleLocationsStateCreateInfoEXT<'static>>(), fix_PipelineSampleLocationsStateCreateInfoEXT as Fix)),
+        1000462002 => Some((core::mem::size_of::<crate::vk::PipelineShaderStageModuleIdentifierCreateInfoEXT<'static>>(), fix_PipelineShaderStageModuleIdentifierCreateInfoEXT as Fix)),
+        1000225001 => Some((core::mem::size_of::<crate::vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'static>>(), fix_PipelineShaderStageRequiredSubgroupSizeCreateInfo as Fix)),
+        1000117003 => Some((core::mem::size_of::<crate::vk::PipelineTessellationDomainOriginStateCreateInfo<'static>>(), fix_PipelineTessellationDomainOriginStateCreateInfo as Fix)),
+        1000190001 => Some((core::mem::size_of::<crate::vk::PipelineVertexInputDivisorStateCreateInfo>(), fix_PipelineVertexInputDivisorStateCreateInfo as Fix)),
+        1000164005 => Some((core::mem::size_of::<crate::vk::PipelineViewportCoarseSampleOrderStateCreateInfoNV<'static>>(), fix_PipelineViewportCoarseSampleOrderStateCreateInfoNV as Fix)),
+        1000582001 => Some((core::mem::size_of::<crate::vk::PipelineViewportDepthClampControlCreateInfoEXT>(), fix_PipelineViewportDepthClampControlCreateInfoEXT as Fix)),
+        1000355001 => Some((core::mem::size_of::<crate::vk::PipelineViewportDepthClipControlCreateInfoEXT<'static>>(), fix_PipelineViewportDepthClipControlCreateInfoEXT as Fix)),
+        1000205000 => Some((core::mem::size_of::<crate::vk::PipelineViewportExclusiveScissorStateCreateInfoNV<'static>>(), fix_PipelineViewportExclusiveScissorStateCreateInfoNV as Fix)),
+        1000164000 => Some((core::mem::size_of::<crate::vk::PipelineViewportShadingRateImageStateCreateInfoNV<'static>>(), fix_PipelineViewportShadingRateImageStateCreateInfoNV as Fix)),
+        1000098000 => Some((core::mem::size_of::<crate::vk::PipelineViewportSwizzleStateCreateInfoNV<'static>>(), fix_PipelineViewportSwizzleStateCreateInfoNV as Fix)),
+        1000087000 => Some((core::mem::size_of::<crate::vk::PipelineViewportWScalingStateCreateInfoNV<'static>>(), fix_PipelineViewportWScalingStateCreateInfoNV as Fix)),
         1000580000 => Some((core::mem::size_of::<crate::vk::PushConstantBankInfoNV>(), fix_PushConstantBankInfoNV as Fix)),
         1000108003 => Some((core::mem::size_of::<crate::vk::RenderPassAttachmentBeginInfo<'static>>(), fix_RenderPassAttachmentBeginInfo as Fix)),
         1000425002 => Some((core::mem::size_of::<crate::vk::RenderPassFragmentDensityMapOffsetEndInfoEXT>(), fix_RenderPassFragmentDensityMapOffsetEndInfoEXT as Fix)),
@@ -3664,10 +3970,14 @@ fn known_structure(s_type: i32) -> Option<(usize, Fix)> {
         1000232002 => Some((core::mem::size_of::<crate::vk::RenderingInputAttachmentIndexInfo>(), fix_RenderingInputAttachmentIndexInfo as Fix)),
         1000630004 => Some((core::mem::size_of::<crate::vk::ResolveImageModeInfoKHR>(), fix_ResolveImageModeInfoKHR as Fix)),
         1000143000 => Some((core::mem::size_of::<crate::vk::SampleLocationsInfoEXT<'static>>(), fix_SampleLocationsInfoEXT as Fix)),
+        1000135006 => Some((core::mem::size_of::<crate::vk::ShaderDescriptorSetAndBindingMappingInfoEXT>(), fix_ShaderDescriptorSetAndBindingMappingInfoEXT as Fix)),
+        16 => Some((core::mem::size_of::<crate::vk::ShaderModuleCreateInfo<'static>>(), fix_ShaderModuleCreateInfo as Fix)),
+        1000160001 => Some((core::mem::size_of::<crate::vk::ShaderModuleValidationCacheCreateInfoEXT<'static>>(), fix_ShaderModuleValidationCacheCreateInfoEXT as Fix)),
         1000460013 => Some((core::mem::size_of::<crate::vk::TensorDependencyInfoARM>(), fix_TensorDependencyInfoARM as Fix)),
         1000460008 => Some((core::mem::size_of::<crate::vk::TensorMemoryBarrierARM>(), fix_TensorMemoryBarrierARM as Fix)),
         1000547003 => Some((core::mem::size_of::<crate::vk::TileMemoryBindInfoQCOM>(), fix_TileMemoryBindInfoQCOM as Fix)),
         1000547004 => Some((core::mem::size_of::<crate::vk::TileMemorySizeInfoQCOM>(), fix_TileMemorySizeInfoQCOM as Fix)),
+        1000247000 => Some((core::mem::size_of::<crate::vk::ValidationFeaturesEXT<'static>>(), fix_ValidationFeaturesEXT as Fix)),
         1000512005 => Some((core::mem::size_of::<crate::vk::VideoDecodeAV1DpbSlotInfoKHR<'static>>(), fix_VideoDecodeAV1DpbSlotInfoKHR as Fix)),
         1000586003 => Some((core::mem::size_of::<crate::vk::VideoDecodeAV1InlineSessionParametersInfoKHR>(), fix_VideoDecodeAV1InlineSessionParametersInfoKHR as Fix)),
         1000512001 => Some((core::mem::size_of::<crate::vk::VideoDecodeAV1PictureInfoKHR<'static>>(), fix_VideoDecodeAV1PictureInfoKHR as Fix)),
@@ -3781,6 +4091,18 @@ unsafe fn fix_AttachmentFeedbackLoopInfoEXT(a: &mut Arena, p: *mut u8) {
     unsafe {
         let s = &mut *p.cast::<crate::vk::AttachmentFeedbackLoopInfoEXT>();
         s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkAttachmentSampleCountInfoAMD` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_AttachmentSampleCountInfoAMD(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkAttachmentSampleCountInfoAMD` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::AttachmentSampleCountInfoAMD<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_color_attachment_samples = a.slice(s.p_color_attachment_samples, s.color_attachment_count as usize, None);
     }
 }
 
@@ -4005,6 +4327,29 @@ unsafe fn fix_ComputeOccupancyPriorityParametersNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ComputeOccupancyPriorityParametersNV>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkComputePipelineCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_ComputePipelineCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkComputePipelineCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::ComputePipelineCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        fix_PipelineShaderStageCreateInfo(a, core::ptr::addr_of_mut!(s.stage).cast());
+    }
+}
+
+/// Copies what a `VkComputePipelineIndirectBufferInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_ComputePipelineIndirectBufferInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkComputePipelineIndirectBufferInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::ComputePipelineIndirectBufferInfoNV<'static>>();
         s.p_next = a.chain(s.p_next);
     }
 }
@@ -4239,6 +4584,18 @@ unsafe fn fix_CuLaunchInfoNVX(a: &mut Arena, p: *mut u8) {
     }
 }
 
+/// Copies what a `VkCustomResolveCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_CustomResolveCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkCustomResolveCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::CustomResolveCreateInfoEXT>();
+        s.p_next = a.chain(s.p_next);
+        s.p_color_attachment_formats = a.slice(s.p_color_attachment_formats, s.color_attachment_count as usize, None);
+    }
+}
+
 /// Copies what a `VkDataGraphPipelineDispatchInfoARM` copied into the arena points at.
 #[allow(non_snake_case)]
 unsafe fn fix_DataGraphPipelineDispatchInfoARM(a: &mut Arena, p: *mut u8) {
@@ -4282,6 +4639,18 @@ unsafe fn fix_DebugUtilsLabelEXT(a: &mut Arena, p: *mut u8) {
         let s = &mut *p.cast::<crate::vk::DebugUtilsLabelEXT<'static>>();
         s.p_next = a.chain(s.p_next);
         s.p_label_name = a.cstr(s.p_label_name);
+    }
+}
+
+/// Copies what a `VkDebugUtilsObjectNameInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_DebugUtilsObjectNameInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkDebugUtilsObjectNameInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::DebugUtilsObjectNameInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_object_name = a.cstr(s.p_object_name);
     }
 }
 
@@ -4351,6 +4720,17 @@ unsafe fn fix_DescriptorBufferBindingPushDescriptorBufferHandleEXT(a: &mut Arena
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DescriptorBufferBindingPushDescriptorBufferHandleEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkDescriptorSetAndBindingMappingEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_DescriptorSetAndBindingMappingEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkDescriptorSetAndBindingMappingEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::DescriptorSetAndBindingMappingEXT>();
         s.p_next = a.chain(s.p_next);
     }
 }
@@ -4440,6 +4820,17 @@ unsafe fn fix_DrawIndirectCount2InfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DrawIndirectCount2InfoKHR>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkExternalFormatANDROID` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_ExternalFormatANDROID(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkExternalFormatANDROID` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::ExternalFormatANDROID<'static>>();
         s.p_next = a.chain(s.p_next);
     }
 }
@@ -4556,6 +4947,65 @@ unsafe fn fix_GpaSampleBeginInfoAMD(a: &mut Arena, p: *mut u8) {
         let s = &mut *p.cast::<crate::vk::GpaSampleBeginInfoAMD>();
         s.p_next = a.chain(s.p_next);
         s.p_perf_counters = a.slice(s.p_perf_counters, s.perf_counter_count as usize, None);
+    }
+}
+
+/// Copies what a `VkGraphicsPipelineCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_GraphicsPipelineCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkGraphicsPipelineCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::GraphicsPipelineCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_stages = a.slice(s.p_stages, s.stage_count as usize, Some(fix_PipelineShaderStageCreateInfo as Fix));
+        s.p_vertex_input_state = a.slice(s.p_vertex_input_state, 1, Some(fix_PipelineVertexInputStateCreateInfo as Fix));
+        s.p_input_assembly_state = a.slice(s.p_input_assembly_state, 1, Some(fix_PipelineInputAssemblyStateCreateInfo as Fix));
+        s.p_tessellation_state = a.slice(s.p_tessellation_state, 1, Some(fix_PipelineTessellationStateCreateInfo as Fix));
+        s.p_viewport_state = a.slice(s.p_viewport_state, 1, Some(fix_PipelineViewportStateCreateInfo as Fix));
+        s.p_rasterization_state = a.slice(s.p_rasterization_state, 1, Some(fix_PipelineRasterizationStateCreateInfo as Fix));
+        s.p_multisample_state = a.slice(s.p_multisample_state, 1, Some(fix_PipelineMultisampleStateCreateInfo as Fix));
+        s.p_depth_stencil_state = a.slice(s.p_depth_stencil_state, 1, Some(fix_PipelineDepthStencilStateCreateInfo as Fix));
+        s.p_color_blend_state = a.slice(s.p_color_blend_state, 1, Some(fix_PipelineColorBlendStateCreateInfo as Fix));
+        s.p_dynamic_state = a.slice(s.p_dynamic_state, 1, Some(fix_PipelineDynamicStateCreateInfo as Fix));
+    }
+}
+
+/// Copies what a `VkGraphicsPipelineLibraryCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_GraphicsPipelineLibraryCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkGraphicsPipelineLibraryCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::GraphicsPipelineLibraryCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkGraphicsPipelineShaderGroupsCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_GraphicsPipelineShaderGroupsCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkGraphicsPipelineShaderGroupsCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::GraphicsPipelineShaderGroupsCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_groups = a.slice(s.p_groups, s.group_count as usize, Some(fix_GraphicsShaderGroupCreateInfoNV as Fix));
+        s.p_pipelines = a.slice(s.p_pipelines, s.pipeline_count as usize, None);
+    }
+}
+
+/// Copies what a `VkGraphicsShaderGroupCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_GraphicsShaderGroupCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkGraphicsShaderGroupCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::GraphicsShaderGroupCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_stages = a.slice(s.p_stages, s.stage_count as usize, Some(fix_PipelineShaderStageCreateInfo as Fix));
+        s.p_vertex_input_state = a.slice(s.p_vertex_input_state, 1, Some(fix_PipelineVertexInputStateCreateInfo as Fix));
+        s.p_tessellation_state = a.slice(s.p_tessellation_state, 1, Some(fix_PipelineTessellationStateCreateInfo as Fix));
     }
 }
 
@@ -4828,6 +5278,188 @@ unsafe fn fix_PerformanceStreamMarkerInfoINTEL(a: &mut Arena, p: *mut u8) {
     }
 }
 
+/// Copies what a `VkPipelineBinaryInfoKHR` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineBinaryInfoKHR(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineBinaryInfoKHR` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineBinaryInfoKHR>();
+        s.p_next = a.chain(s.p_next);
+        s.p_pipeline_binaries = a.slice(s.p_pipeline_binaries, s.binary_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineColorBlendAdvancedStateCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineColorBlendAdvancedStateCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineColorBlendAdvancedStateCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineColorBlendAdvancedStateCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineColorBlendStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineColorBlendStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineColorBlendStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineColorBlendStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_attachments = a.slice(s.p_attachments, s.attachment_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineColorWriteCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineColorWriteCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineColorWriteCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineColorWriteCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_color_write_enables = a.slice(s.p_color_write_enables, s.attachment_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineCompilerControlCreateInfoAMD` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineCompilerControlCreateInfoAMD(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineCompilerControlCreateInfoAMD` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineCompilerControlCreateInfoAMD<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineCoverageModulationStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineCoverageModulationStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineCoverageModulationStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineCoverageModulationStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_coverage_modulation_table = a.slice(s.p_coverage_modulation_table, s.coverage_modulation_table_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineCoverageToColorStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineCoverageToColorStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineCoverageToColorStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineCoverageToColorStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineCreateFlags2CreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineCreateFlags2CreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineCreateFlags2CreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineCreateFlags2CreateInfo>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineCreationFeedbackCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineCreationFeedbackCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineCreationFeedbackCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineCreationFeedbackCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineDepthStencilStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineDepthStencilStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineDepthStencilStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineDepthStencilStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineDiscardRectangleStateCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineDiscardRectangleStateCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineDiscardRectangleStateCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineDiscardRectangleStateCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_discard_rectangles = a.slice(s.p_discard_rectangles, s.discard_rectangle_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineDynamicStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineDynamicStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineDynamicStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineDynamicStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_dynamic_states = a.slice(s.p_dynamic_states, s.dynamic_state_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineFragmentDensityMapLayeredCreateInfoVALVE` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineFragmentDensityMapLayeredCreateInfoVALVE(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineFragmentDensityMapLayeredCreateInfoVALVE` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineFragmentDensityMapLayeredCreateInfoVALVE>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineFragmentShadingRateEnumStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineFragmentShadingRateEnumStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineFragmentShadingRateEnumStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineFragmentShadingRateEnumStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineFragmentShadingRateStateCreateInfoKHR` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineFragmentShadingRateStateCreateInfoKHR(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineFragmentShadingRateStateCreateInfoKHR` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineFragmentShadingRateStateCreateInfoKHR<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineInputAssemblyStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineInputAssemblyStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineInputAssemblyStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineInputAssemblyStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
 /// Copies what a `VkPipelineLayoutCreateInfo` copied into the arena points at.
 #[allow(non_snake_case)]
 unsafe fn fix_PipelineLayoutCreateInfo(a: &mut Arena, p: *mut u8) {
@@ -4838,6 +5470,332 @@ unsafe fn fix_PipelineLayoutCreateInfo(a: &mut Arena, p: *mut u8) {
         s.p_next = a.chain(s.p_next);
         s.p_set_layouts = a.slice(s.p_set_layouts, s.set_layout_count as usize, None);
         s.p_push_constant_ranges = a.slice(s.p_push_constant_ranges, s.push_constant_range_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineLibraryCreateInfoKHR` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineLibraryCreateInfoKHR(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineLibraryCreateInfoKHR` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineLibraryCreateInfoKHR<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_libraries = a.slice(s.p_libraries, s.library_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineMultisampleStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineMultisampleStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineMultisampleStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineMultisampleStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_sample_mask = a.slice(s.p_sample_mask, (s.rasterization_samples.as_raw() as usize + 31) / 32, None);
+    }
+}
+
+/// Copies what a `VkPipelineRasterizationConservativeStateCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRasterizationConservativeStateCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRasterizationConservativeStateCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRasterizationConservativeStateCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRasterizationDepthClipStateCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRasterizationDepthClipStateCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRasterizationDepthClipStateCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRasterizationDepthClipStateCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRasterizationLineStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRasterizationLineStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRasterizationLineStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRasterizationLineStateCreateInfo>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRasterizationProvokingVertexStateCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRasterizationProvokingVertexStateCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRasterizationProvokingVertexStateCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRasterizationStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRasterizationStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRasterizationStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRasterizationStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRasterizationStateRasterizationOrderAMD` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRasterizationStateRasterizationOrderAMD(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRasterizationStateRasterizationOrderAMD` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRasterizationStateRasterizationOrderAMD<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRasterizationStateStreamCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRasterizationStateStreamCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRasterizationStateStreamCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRasterizationStateStreamCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRenderingCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRenderingCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRenderingCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRenderingCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_color_attachment_formats = a.slice(s.p_color_attachment_formats, s.color_attachment_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineRepresentativeFragmentTestStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRepresentativeFragmentTestStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRepresentativeFragmentTestStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRepresentativeFragmentTestStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineRobustnessCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineRobustnessCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineRobustnessCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineRobustnessCreateInfo>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineSampleLocationsStateCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineSampleLocationsStateCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineSampleLocationsStateCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineSampleLocationsStateCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+        fix_SampleLocationsInfoEXT(a, core::ptr::addr_of_mut!(s.sample_locations_info).cast());
+    }
+}
+
+/// Copies what a `VkPipelineShaderStageCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineShaderStageCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineShaderStageCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineShaderStageCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_name = a.cstr(s.p_name);
+        s.p_specialization_info = a.slice(s.p_specialization_info, 1, Some(fix_SpecializationInfo as Fix));
+    }
+}
+
+/// Copies what a `VkPipelineShaderStageModuleIdentifierCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineShaderStageModuleIdentifierCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineShaderStageModuleIdentifierCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineShaderStageModuleIdentifierCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_identifier = a.slice(s.p_identifier, s.identifier_size as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineShaderStageRequiredSubgroupSizeCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineTessellationDomainOriginStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineTessellationDomainOriginStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineTessellationDomainOriginStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineTessellationDomainOriginStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineTessellationStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineTessellationStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineTessellationStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineTessellationStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineVertexInputDivisorStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineVertexInputDivisorStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineVertexInputDivisorStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineVertexInputDivisorStateCreateInfo>();
+        s.p_next = a.chain(s.p_next);
+        s.p_vertex_binding_divisors = a.slice(s.p_vertex_binding_divisors, s.vertex_binding_divisor_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineVertexInputStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineVertexInputStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineVertexInputStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineVertexInputStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_vertex_binding_descriptions = a.slice(s.p_vertex_binding_descriptions, s.vertex_binding_description_count as usize, None);
+        s.p_vertex_attribute_descriptions = a.slice(s.p_vertex_attribute_descriptions, s.vertex_attribute_description_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineViewportCoarseSampleOrderStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportCoarseSampleOrderStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportCoarseSampleOrderStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportCoarseSampleOrderStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_custom_sample_orders = a.slice(s.p_custom_sample_orders, s.custom_sample_order_count as usize, Some(fix_CoarseSampleOrderCustomNV as Fix));
+    }
+}
+
+/// Copies what a `VkPipelineViewportDepthClampControlCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportDepthClampControlCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportDepthClampControlCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportDepthClampControlCreateInfoEXT>();
+        s.p_next = a.chain(s.p_next);
+        s.p_depth_clamp_range = a.slice(s.p_depth_clamp_range, 1, None);
+    }
+}
+
+/// Copies what a `VkPipelineViewportDepthClipControlCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportDepthClipControlCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportDepthClipControlCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportDepthClipControlCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkPipelineViewportExclusiveScissorStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportExclusiveScissorStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportExclusiveScissorStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportExclusiveScissorStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_exclusive_scissors = a.slice(s.p_exclusive_scissors, s.exclusive_scissor_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineViewportShadingRateImageStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportShadingRateImageStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportShadingRateImageStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportShadingRateImageStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_shading_rate_palettes = a.slice(s.p_shading_rate_palettes, s.viewport_count as usize, Some(fix_ShadingRatePaletteNV as Fix));
+    }
+}
+
+/// Copies what a `VkPipelineViewportStateCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportStateCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportStateCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportStateCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_viewports = a.slice(s.p_viewports, s.viewport_count as usize, None);
+        s.p_scissors = a.slice(s.p_scissors, s.scissor_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineViewportSwizzleStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportSwizzleStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportSwizzleStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportSwizzleStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_viewport_swizzles = a.slice(s.p_viewport_swizzles, s.viewport_count as usize, None);
+    }
+}
+
+/// Copies what a `VkPipelineViewportWScalingStateCreateInfoNV` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_PipelineViewportWScalingStateCreateInfoNV(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkPipelineViewportWScalingStateCreateInfoNV` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::PipelineViewportWScalingStateCreateInfoNV<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_viewport_w_scalings = a.slice(s.p_viewport_w_scalings, s.viewport_count as usize, None);
     }
 }
 
@@ -5148,6 +6106,41 @@ unsafe fn fix_SetDescriptorBufferOffsetsInfoEXT(a: &mut Arena, p: *mut u8) {
     }
 }
 
+/// Copies what a `VkShaderDescriptorSetAndBindingMappingInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_ShaderDescriptorSetAndBindingMappingInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkShaderDescriptorSetAndBindingMappingInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::ShaderDescriptorSetAndBindingMappingInfoEXT>();
+        s.p_next = a.chain(s.p_next);
+        s.p_mappings = a.slice(s.p_mappings, s.mapping_count as usize, Some(fix_DescriptorSetAndBindingMappingEXT as Fix));
+    }
+}
+
+/// Copies what a `VkShaderModuleCreateInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_ShaderModuleCreateInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkShaderModuleCreateInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::ShaderModuleCreateInfo<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_code = a.slice(s.p_code, s.code_size as usize / 4, None);
+    }
+}
+
+/// Copies what a `VkShaderModuleValidationCacheCreateInfoEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_ShaderModuleValidationCacheCreateInfoEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkShaderModuleValidationCacheCreateInfoEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::ShaderModuleValidationCacheCreateInfoEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+    }
+}
+
 /// Copies what a `VkShadingRatePaletteNV` copied into the arena points at.
 #[allow(non_snake_case)]
 unsafe fn fix_ShadingRatePaletteNV(a: &mut Arena, p: *mut u8) {
@@ -5156,6 +6149,18 @@ unsafe fn fix_ShadingRatePaletteNV(a: &mut Arena, p: *mut u8) {
     unsafe {
         let s = &mut *p.cast::<crate::vk::ShadingRatePaletteNV<'static>>();
         s.p_shading_rate_palette_entries = a.slice(s.p_shading_rate_palette_entries, s.shading_rate_palette_entry_count as usize, None);
+    }
+}
+
+/// Copies what a `VkSpecializationInfo` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_SpecializationInfo(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkSpecializationInfo` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::SpecializationInfo<'static>>();
+        s.p_map_entries = a.slice(s.p_map_entries, s.map_entry_count as usize, None);
+        s.p_data = a.bytes(s.p_data, s.data_size as usize);
     }
 }
 
@@ -5248,6 +6253,19 @@ unsafe fn fix_TileMemorySizeInfoQCOM(a: &mut Arena, p: *mut u8) {
     unsafe {
         let s = &mut *p.cast::<crate::vk::TileMemorySizeInfoQCOM>();
         s.p_next = a.chain(s.p_next);
+    }
+}
+
+/// Copies what a `VkValidationFeaturesEXT` copied into the arena points at.
+#[allow(non_snake_case)]
+unsafe fn fix_ValidationFeaturesEXT(a: &mut Arena, p: *mut u8) {
+    // SAFETY: `p` is a fresh arena copy of a `VkValidationFeaturesEXT` (the caller made it), whose pointers
+    // are still the application's, valid for the `vkCmd*` call being recorded.
+    unsafe {
+        let s = &mut *p.cast::<crate::vk::ValidationFeaturesEXT<'static>>();
+        s.p_next = a.chain(s.p_next);
+        s.p_enabled_validation_features = a.slice(s.p_enabled_validation_features, s.enabled_validation_feature_count as usize, None);
+        s.p_disabled_validation_features = a.slice(s.p_disabled_validation_features, s.disabled_validation_feature_count as usize, None);
     }
 }
 
@@ -5771,6 +6789,24 @@ unsafe fn fix_WriteDescriptorSetTensorARM(a: &mut Arena, p: *mut u8) {
         let s = &mut *p.cast::<crate::vk::WriteDescriptorSetTensorARM>();
         s.p_next = a.chain(s.p_next);
         s.p_tensor_views = a.slice(s.p_tensor_views, s.tensor_view_count as usize, None);
+    }
+}
+
+// SAFETY: `fix_up` is the recorder's fix-up of a `VkComputePipelineCreateInfo`, which copies every pointer
+// it follows into the arena.
+unsafe impl DeepCopy for crate::vk::ComputePipelineCreateInfo<'static> {
+    unsafe fn fix_up(a: &mut Arena, p: *mut u8) {
+        // SAFETY: the caller's fresh copy of this structure.
+        unsafe { fix_ComputePipelineCreateInfo(a, p) }
+    }
+}
+
+// SAFETY: `fix_up` is the recorder's fix-up of a `VkGraphicsPipelineCreateInfo`, which copies every pointer
+// it follows into the arena.
+unsafe impl DeepCopy for crate::vk::GraphicsPipelineCreateInfo<'static> {
+    unsafe fn fix_up(a: &mut Arena, p: *mut u8) {
+        // SAFETY: the caller's fresh copy of this structure.
+        unsafe { fix_GraphicsPipelineCreateInfo(a, p) }
     }
 }
 
@@ -7663,6 +8699,8 @@ pub mod entry {
             // read is the application's, valid for this call; `command_buffer` is its handle.
             unsafe {
                 R::record(command_buffer, |r| {
+                    let a = &mut r.arena;
+                    let p_data = match R::template_data_size(descriptor_update_template) { 0 => p_data.cast_mut(), size => a.bytes(p_data, size) };
                     r.push(Cmd::PushDescriptorSetWithTemplate { descriptor_update_template, layout, set, p_data: p_data.cast() });
                 })
             }
@@ -10447,6 +11485,7 @@ pub mod entry {
                 R::record(command_buffer, |r| {
                     let a = &mut r.arena;
                     let p_push_descriptor_set_with_template_info = a.slice(p_push_descriptor_set_with_template_info, 1, Some(fix_PushDescriptorSetWithTemplateInfo as Fix));
+                    if let Some(i) = p_push_descriptor_set_with_template_info.as_mut() { let size = R::template_data_size(i.descriptor_update_template); if size != 0 { i.p_data = a.bytes(i.p_data, size).cast_const(); } }
                     r.push(Cmd::PushDescriptorSetWithTemplate2 { p_push_descriptor_set_with_template_info: p_push_descriptor_set_with_template_info.cast() });
                 })
             }

@@ -138,7 +138,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
 type Emitter = fn(&emit::Ctx) -> Result<String>;
 
 /// Every file of `src/` but `lib.rs`, with its emitter (hand-written runtime files are copied).
-const EMITTERS: [(&str, Emitter); 15] = [
+const EMITTERS: [(&str, Emitter); 16] = [
     ("src/vk.rs", emit::types::emit),
     ("src/pfn.rs", emit::pfn::emit),
     ("src/phf.rs", |_| emit::phf::runtime_file()),
@@ -161,6 +161,7 @@ const EMITTERS: [(&str, Emitter); 15] = [
     ("src/entries.rs", emit::entries::emit),
     ("src/features.rs", emit::requirements::emit),
     ("src/recorder.rs", emit::recorder::emit),
+    ("src/dynamic_state.rs", emit::dynamic_state::emit),
     ("src/recorder_runtime.rs", |_| {
         Ok(emit::runtime_files::copy(
             emit::runtime_files::RECORDER_RUNTIME,
@@ -442,6 +443,7 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("commands", true),
     ("dispatch", true),
     ("dispatch_table", false),
+    ("dynamic_state", true),
     ("driver", true),
     ("entries", true),
     ("extensions", true),

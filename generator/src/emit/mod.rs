@@ -7,6 +7,7 @@
 pub mod commands;
 pub mod dispatch;
 pub mod driver;
+pub mod dynamic_state;
 pub mod entries;
 pub mod extensions;
 pub mod features;

@@ -75,8 +75,15 @@ fn aggregate<'r>(cx: &Ctx<'_, 'r>, name: &str) -> Option<(&'r Type, &'r Aggregat
     }
 }
 
-/// Structures reachable from the recorded commands' parameters: through members, and through
-/// `pNext` (every selected structure that extends a reachable one).
+/// Structures the kit deep-copies outside a recording (a pipeline keeps its create info):
+/// each gets a [`DeepCopy`] impl, so `Owned::new` copies it with the recorder's fix-ups.
+pub const OWNED: &[&str] = &[
+    "VkComputePipelineCreateInfo",
+    "VkGraphicsPipelineCreateInfo",
+];
+
+/// Structures reachable from the recorded commands' parameters and from [`OWNED`]: through
+/// members, and through `pNext` (every selected structure that extends a reachable one).
 fn reachable(cx: &Ctx, commands: &[&Command]) -> BTreeSet<String> {
     let mut extenders: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for t in cx.reg().types.values() {
@@ -93,6 +100,7 @@ fn reachable(cx: &Ctx, commands: &[&Command]) -> BTreeSet<String> {
     let mut work: Vec<String> = commands
         .iter()
         .flat_map(|c| c.params.iter().map(|p| p.ty.base.clone()))
+        .chain(OWNED.iter().map(|s| (*s).to_owned()))
         .collect();
     let mut seen = BTreeSet::new();
     while let Some(name) = work.pop() {
@@ -143,6 +151,16 @@ impl Copier<'_, '_, '_> {
     /// The element count a `len` component names, as a `usize` expression.
     fn count(&self, len: &str) -> Option<String> {
         if let Some(rest) = len.strip_prefix("latexmath:") {
+            // `codeSize / 4` words of SPIR-V.
+            if let Some(var) = rest
+                .strip_prefix("[\\textrm{")
+                .and_then(|r| r.strip_suffix("} \\over 4]"))
+            {
+                let sib = self.siblings.iter().find(|s| s.name == var)?;
+                return COUNT_TYPES
+                    .contains(&sib.ty.base.as_str())
+                    .then(|| format!("{} as usize / 4", self.access(var)));
+            }
             // ⌈samples / 32⌉ sample-mask words: the one formula vk.xml writes in LaTeX.
             let var = rest.split("\\mathit{").nth(1)?.split('}').next()?;
             let sib = self.siblings.iter().find(|s| s.name == var)?;
@@ -410,6 +428,41 @@ fn write_records(cx: &Ctx, commands: &[&Command], out: &mut String) {
         out.push_str("    },\n");
     }
     out.push_str("}\n");
+    let index = cx.command_index();
+    out.push_str(
+        "\nimpl Cmd {\n    /// The (canonical) command this record is of.\n    pub fn id(&self) -> CommandId {\n        match self {\n",
+    );
+    for cmd in commands {
+        let pat = match record_fields(cx, cmd).is_empty() {
+            true => variant_name(&cmd.name),
+            false => format!("{} {{ .. }}", variant_name(&cmd.name)),
+        };
+        let _ = writeln!(
+            out,
+            "            Cmd::{pat} => CommandId({}),",
+            index[cmd.name.as_str()]
+        );
+    }
+    out.push_str("        }\n    }\n}\n");
+}
+
+/// `DeepCopy` of each [`OWNED`] structure the selection has.
+fn write_owned(cx: &Ctx, fixed: &BTreeSet<String>, out: &mut String) {
+    for name in OWNED {
+        if aggregate(cx, name).is_none() || !fixed.contains(*name) {
+            continue;
+        }
+        let rust = text::base_str(cx, name, Place::Field);
+        let _ = write!(
+            out,
+            "\n// SAFETY: `fix_up` is the recorder's fix-up of a `{name}`, which copies every pointer\n\
+             // it follows into the arena.\nunsafe impl DeepCopy for {rust} {{\n    \
+             unsafe fn fix_up(a: &mut Arena, p: *mut u8) {{\n        \
+             // SAFETY: the caller's fresh copy of this structure.\n        \
+             unsafe {{ {}(a, p) }}\n    }}\n}}\n",
+            fix_name(name)
+        );
+    }
 }
 
 fn indent(s: &str, by: &str) -> String {
@@ -500,21 +553,14 @@ fn write_replay(cx: &Ctx, commands: &[&Command], out: &mut String) {
          /// `vkCmdExecuteCommands` goes to the engine's own method when it defines one, else\n    \
          /// each secondary goes to `secondary` (the kit replays it inline).\n    \
          pub fn replay<E: Execute>(&self, engine: &mut E, secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E)) {\n        \
-         self.replay_with(engine, secondary, &mut |_| false);\n    \
-         }\n\n    \
-         /// [`replay`](Self::replay), offering each command to `kit` first: a command it\n    \
-         /// returns `true` for was handled there (the driver kit applies the state of commands\n    \
+         self.replay_observed(engine, &mut |_, _| false, secondary)\n    }\n\n    \
+         /// [`replay`](Recording::replay), offering each record and the engine to `before` just\n    \
+         /// before the engine's method runs: the kit's bound-state tracking observes the stream\n    \
+         /// there (so the engine finds the state a draw or dispatch uses already resolved), and\n    \
+         /// a record `before` returns `true` for was handled by the kit (the state of commands\n    \
          /// an engine does not run, in order: events, timestamps) and skips the engine.\n    \
-         pub fn replay_with<E: Execute>(\n        \
-         &self,\n        \
-         engine: &mut E,\n        \
-         secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E),\n        \
-         kit: &mut dyn FnMut(&Cmd) -> bool,\n    \
-         ) {\n        \
-         for cmd in &self.commands {\n            \
-         if kit(cmd) {\n                \
-         continue;\n            \
-         }\n            \
+         pub fn replay_observed<E: Execute>(&self, engine: &mut E, before: &mut dyn FnMut(&Cmd, &mut E) -> bool, secondary: &mut dyn FnMut(vk::CommandBuffer, &mut E)) {\n        \
+         for cmd in &self.commands {\n            if before(cmd, engine) {\n                continue;\n            }\n            \
          // SAFETY: the arguments are the recorded ones: copies in this recording's arena,\n            \
          // which lives as long as `self`, or the application's values the docs list.\n            \
          unsafe {\n                match *cmd {\n",
@@ -574,12 +620,34 @@ fn write_entry(cx: &Ctx, fixed: &BTreeSet<String>, cmd: &Command, out: &mut Stri
     let stride = cmd.params.iter().any(|p| p.name == "stride");
     let mut copies = String::new();
     let mut inits = Vec::new();
+    let template = cmd
+        .params
+        .iter()
+        .any(|p| p.name == "descriptorUpdateTemplate");
     for p in &cmd.params[1..] {
         let n = param_name(&p.name);
-        let is_struct = aggregate(cx, &p.ty.base).is_some();
+        let agg = aggregate(cx, &p.ty.base);
+        let is_struct = agg.is_some();
         match c.copy(p, stride && is_struct && p.ty.is_pointer()) {
             Some(expr) => {
                 let _ = writeln!(copies, "                let {n} = {expr};");
+                // A `…WithTemplate2` info's data: as big as its template says.
+                let has = |m: &str| agg.is_some_and(|(_, a)| a.members.iter().any(|x| x.name == m));
+                if has("descriptorUpdateTemplate") && has("pData") {
+                    let _ = writeln!(
+                        copies,
+                        "                if let Some(i) = {n}.as_mut() {{ let size = R::template_data_size(i.descriptor_update_template); if size != 0 {{ i.p_data = a.bytes(i.p_data, size).cast_const(); }} }}"
+                    );
+                }
+                inits.push(format!("{n}: {n}.cast()"));
+            }
+            // `vkCmdPushDescriptorSetWithTemplate`'s data: its size is the template's, which
+            // only the target knows (0 keeps the application's pointer).
+            None if template && p.name == "pData" => {
+                let _ = writeln!(
+                    copies,
+                    "                let {n} = match R::template_data_size(descriptor_update_template) {{ 0 => {n}.cast_mut(), size => a.bytes({n}, size) }};"
+                );
                 inits.push(format!("{n}: {n}.cast()"));
             }
             None if p.ty.is_pointer() => inits.push(format!("{n}: {n}.cast()")),
@@ -624,12 +692,12 @@ pub fn emit(cx: &Ctx) -> Result<String> {
          //! the recording entry points and the replay through the vendor's [`Execute`] trait. The\n\
          //! arena and the recording are `recorder_runtime.rs`. {} commands, {} structures copied.\n\
          //!\n//! Kept as the application's pointer (not copied): output pointers, `void*` without a\n\
-         //! length (`vkCmdPushDescriptorSetWithTemplate`'s data), pointers inside unions, and\n\
+         //! length (`vkCmdPushDescriptorSetWithTemplate`'s data when `Target::template_data_size` does not size it), pointers inside unions, and\n\
          //! structures of `pNext` chains this registry does not know (dropped, with a warning).\n\n\
          #![allow(non_camel_case_types, clippy::all, unused_unsafe, unused_variables)]\n\
          use crate::commands::CommandId;\nuse crate::driver::guard;\nuse crate::vk;\n\n\
          // The arena, the recording and the chain walk: hand-written, copied beside this file.\n\
-         #[path = \"recorder_runtime.rs\"]\nmod runtime;\nuse runtime::Fix;\npub use runtime::{{Arena, Recording, Target, WARN}};\n/// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,\n/// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).\npub use runtime::routes::{{event_dependency, stages2, wait_dependency as barrier_dependency}};\n",
+         #[path = \"recorder_runtime.rs\"]\nmod runtime;\nuse runtime::Fix;\npub use runtime::{{Arena, DeepCopy, Owned, Recording, Target, WARN}};\n/// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,\n/// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).\npub use runtime::routes::{{event_dependency, stages2, wait_dependency as barrier_dependency}};\n",
         commands.len(),
         fixed.len()
     );
@@ -641,6 +709,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     for name in &fixed {
         write_fix(cx, &fixed, name, &mut out);
     }
+    write_owned(cx, &fixed, &mut out);
     write_table(cx, &commands, &mut out);
     out.push_str("\n/// The recording entry points, one per `vkCmd*`, generic over where recordings live.\npub mod entry {\n    use super::*;\n");
     let mut entries = String::new();

@@ -369,6 +369,17 @@ pub trait Target {
     /// # Safety
     /// `command_buffer` is a command buffer handle the application passed to a `vkCmd*` call.
     unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording));
+
+    /// The bytes of push-descriptor data `template` lays out (`vkCmdPushDescriptorSetWithTemplate`'s
+    /// `pData`, whose size only the template knows), so the recorder can copy it; 0 keeps the
+    /// application's pointer (the default).
+    ///
+    /// # Safety
+    /// `template` is the handle the application passed to the `vkCmd*` call.
+    unsafe fn template_data_size(template: vk::DescriptorUpdateTemplate) -> usize {
+        let _ = template;
+        0
+    }
 }
 
 /// The hand-written parts of the 1.0 → `…2` routes (vkgen's `recorder_routes.rs` generates the
@@ -513,5 +524,63 @@ pub(crate) mod routes {
             .memory_barriers(&memory)
             .buffer_memory_barriers(&buffers)
             .image_memory_barriers(&images))
+    }
+}
+
+/// A structure the generated recorder can deep-copy outside a recording: its fix-up copies
+/// every array, string, nested structure and known `pNext` element it points at (the generator
+/// implements it for the structures the kit keeps, such as pipeline create infos).
+///
+/// # Safety
+/// `fix_up` copies into the arena everything the structure's pointers reach that it keeps.
+pub unsafe trait DeepCopy: Sized {
+    /// Re-points the pointers of the fresh copy at `p` to copies in `a`.
+    ///
+    /// # Safety
+    /// `p` is a fresh arena copy of a `Self` whose pointers are still valid.
+    unsafe fn fix_up(a: &mut Arena, p: *mut u8);
+}
+
+/// A deep copy of one `T` that owns its arena: what its pointers reach lives as long as it does,
+/// whatever the application does with its own memory afterwards.
+pub struct Owned<T> {
+    arena: Arena,
+    value: NonNull<T>,
+}
+
+// SAFETY: every pointer inside the copy points into its own arena (or is an opaque application
+// value the copy never dereferences), so it moves and is shared as the arena is.
+unsafe impl<T> Send for Owned<T> {}
+// SAFETY: see `Send`; the copy is never written after `new`.
+unsafe impl<T> Sync for Owned<T> {}
+
+impl<T: DeepCopy> Owned<T> {
+    /// A deep copy of `*src`; `None` when the host is out of memory.
+    ///
+    /// # Safety
+    /// `src` points at a valid `T` whose pointers (and `pNext` chain) are valid, as a Vulkan
+    /// command's argument is for the call.
+    pub unsafe fn new(src: *const T) -> Option<Self> {
+        let mut arena = Arena::default();
+        // SAFETY: `src` is a valid `T` (caller), `size_of::<T>()` readable bytes.
+        let p = unsafe { arena.bytes(src, core::mem::size_of::<T>()) };
+        let value = NonNull::new(p)?;
+        // SAFETY: `value` is the fresh copy of `*src`, whose pointers are still valid (caller).
+        unsafe { T::fix_up(&mut arena, value.as_ptr().cast()) };
+        (!arena.failed).then_some(Self { arena, value })
+    }
+}
+
+impl<T> Owned<T> {
+    /// The copy.
+    pub fn get(&self) -> &T {
+        // SAFETY: made by `new` from a valid `T` and never written since; the arena that holds
+        // it lives as long as `self`.
+        unsafe { self.value.as_ref() }
+    }
+
+    /// Bytes of storage the copy holds.
+    pub fn capacity(&self) -> usize {
+        self.arena.capacity()
     }
 }

@@ -32,7 +32,7 @@ use crate::handles::{
 };
 use crate::util::{guard, lock};
 
-mod applied;
+pub(crate) mod applied;
 
 /// `VkCommandPool`.
 pub struct CommandPool<D: Kit> {
@@ -137,9 +137,9 @@ impl<D: Kit> CommandBuffer<D> {
     /// Event, timestamp and query-reset commands the engine does not run are applied by the
     /// kit in their place, in order (`applied`: with [`Kit::RESOURCE_OBJECTS`]).
     pub fn replay<E: Execute>(&self, engine: &mut E) {
-        let kit = &mut |cmd: &Cmd| applied::apply::<D, E>(cmd);
-        lock(&self.recording).replay_with(
+        lock(&self.recording).replay_observed(
             engine,
+            &mut |cmd, _| applied::apply::<D, E>(cmd),
             &mut |secondary, engine| {
                 // SAFETY: the handle was recorded from a `vkCmdExecuteCommands` of this driver; a
                 // secondary stays allocated while a primary that executes it is pending (valid
@@ -151,7 +151,6 @@ impl<D: Kit> CommandBuffer<D> {
                     ),
                 }
             },
-            kit,
         );
     }
 
@@ -183,6 +182,16 @@ impl<D: Kit> vkgen_generated::recorder::Target for Recorder<D> {
         if let Some(cb) = unsafe { CommandBuffer::<D>::from_handle(command_buffer) } {
             f(&mut lock(&cb.recording));
         }
+    }
+
+    unsafe fn template_data_size(template: vk::DescriptorUpdateTemplate) -> usize {
+        if !D::PIPELINE_OBJECTS {
+            return 0;
+        }
+        // SAFETY: the application's template handle of the `vkCmd*` being recorded (valid
+        // usage makes it live), or garbage `from_handle` refuses by its type signature.
+        unsafe { super::descriptor::DescriptorUpdateTemplate::from_handle(template) }
+            .map_or(0, |t| t.template.data_size())
     }
 }
 

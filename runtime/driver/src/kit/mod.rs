@@ -66,6 +66,7 @@ pub mod hardware_buffer;
 pub mod native_buffer;
 pub mod null;
 pub mod objects;
+pub mod pipeline;
 pub mod queue;
 pub mod render_pass;
 pub mod requirements;
@@ -76,6 +77,7 @@ pub mod routes;
 #[cfg(vk_1_4)]
 pub mod routes_1_4;
 pub mod shader;
+pub mod state;
 pub mod sync;
 mod tables;
 
@@ -215,6 +217,28 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// stages with [`shader::ShaderStage::from_create_info`]. Drivers that compile SPIR-V
     /// themselves may still turn it on: the stage gives them the code and its reflection.
     const SHADER_OBJECTS: bool = false;
+
+    /// The kit's pipelines and bound-state tracking ([`pipeline`], [`state`], Mesa's
+    /// `vk_pipeline` and `vk_graphics_state`): `vkCreateComputePipelines`,
+    /// `vkCreateGraphicsPipelines` (graphics pipeline libraries, pipeline caches, creation
+    /// feedback) and `vkDestroyPipeline`, each pipeline holding its resolved stages, its
+    /// layout and one compiled [`state::GraphicsState`]; and
+    /// [`command::CommandBuffer::replay_tracked`], which hands the engine the resolved bound
+    /// state at every draw and dispatch. Needs the shader and descriptor objects
+    /// (`SHADER_OBJECTS`, `DESCRIPTOR_OBJECTS`) and [`Kit::RECORD_COMMANDS`].
+    const PIPELINE_OBJECTS: bool = false;
+
+    /// The engine's look at a pipeline the kit built (with [`Kit::PIPELINE_OBJECTS`]), before
+    /// its handle is returned: compile it, attach data to [`pipeline::Pipeline::vendor`], or
+    /// refuse it (the error fails that element of the create call, e.g.
+    /// `VK_ERROR_UNKNOWN` from a CPU executor that cannot run an instruction). Default: accept.
+    fn compile_pipeline(
+        device: &Device<Self>,
+        pipeline: &pipeline::Pipeline,
+    ) -> Result<(), vk::Result> {
+        let _ = (device, pipeline);
+        Ok(())
+    }
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
     /// [`resources::default_buffer_requirements`].
@@ -483,7 +507,7 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// buffers (with [`Kit::RECORD_COMMANDS`] the generated recorder), the resource objects (with
 /// them on the kit answers both forms of each bind and requirements query itself), the
 /// descriptor objects ([`Kit::DESCRIPTOR_OBJECTS`]), the shader objects
-/// ([`Kit::SHADER_OBJECTS`]), the commons, the `…2` routes of 1.3 and 1.4, native buffers,
+/// ([`Kit::SHADER_OBJECTS`]), the pipelines ([`Kit::PIPELINE_OBJECTS`]), the commons, the `…2` routes of 1.3 and 1.4, native buffers,
 /// hardware buffers — then, while
 /// [`Kit::NULL_OBJECTS`] is on, the null driver's bring-up table minus the commands that take
 /// the kit's base objects.
@@ -495,6 +519,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&resources::entries::<D>())
         .or(&descriptor::entries::<D>())
         .or(&shader::entries::<D>())
+        .or(&pipeline::entries::<D>())
         .or(&common::entries::<D>())
         .or(&routes::entries::<D>());
     #[cfg(vk_1_4)]

@@ -22,7 +22,7 @@ use crate::kit::resources::{event, Event, QueryPool};
 use crate::kit::Kit;
 
 /// Whether the kit applied `cmd` (the replay then skips the engine).
-pub(super) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {
+pub(crate) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {
     let runs = |id: CommandId| implemented(id, E::implements);
     let events = D::RESOURCE_OBJECTS && !D::implements(CommandId::CREATE_EVENT);
     let queries = D::RESOURCE_OBJECTS && !D::implements(CommandId::CREATE_QUERY_POOL);

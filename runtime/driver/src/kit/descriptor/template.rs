@@ -50,6 +50,34 @@ pub struct UpdateTemplate {
 }
 
 impl UpdateTemplate {
+    /// Bytes of application data one update reads (the recorder copies a push template's
+    /// data this long at record time): the end of the furthest record of any entry.
+    pub fn data_size(&self) -> usize {
+        use std::mem::size_of;
+        type T = vk::DescriptorType;
+        self.entries
+            .iter()
+            .map(|e| {
+                let count = e.count as usize;
+                let (records, record) = match e.descriptor_type {
+                    // An inline uniform block's count is its byte size, read in one piece.
+                    T::INLINE_UNIFORM_BLOCK => (1, count),
+                    T::UNIFORM_TEXEL_BUFFER | T::STORAGE_TEXEL_BUFFER => {
+                        (count, size_of::<vk::BufferView>())
+                    }
+                    T::ACCELERATION_STRUCTURE_KHR => (count, size_of::<u64>()),
+                    T::UNIFORM_BUFFER
+                    | T::STORAGE_BUFFER
+                    | T::UNIFORM_BUFFER_DYNAMIC
+                    | T::STORAGE_BUFFER_DYNAMIC => (count, size_of::<vk::DescriptorBufferInfo>()),
+                    _ => (count, size_of::<vk::DescriptorImageInfo>()),
+                };
+                e.offset + (records - 1) * e.stride + record
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether this template pushes descriptors (`PUSH_DESCRIPTORS`, `_KHR` alike).
     pub fn is_push(&self) -> bool {
         self.template_type == vk::DescriptorUpdateTemplateType::PUSH_DESCRIPTORS_KHR
