@@ -26,7 +26,7 @@ fn dispatch_reads_workgroup_size_dynamic_offset_buffer_and_push_constants() {
         &[(0, vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)],
         vk::DescriptorSetLayoutCreateFlags::empty(),
     );
-    let layout = make_layout(std::slice::from_ref(&sl), 1);
+    let layout = make_layout(std::slice::from_ref(&sl));
     let set = make_set(&sl, buf, 0, 256);
     let pipeline = s.compute(make_module(&spirv("fill.comp", None)), layout);
     let seen = s.run(|d, cb| {
@@ -109,7 +109,7 @@ fn create_with_feedback(
 #[test]
 fn creation_feedback_reports_a_cache_hit_on_the_second_create() {
     let s = setup();
-    let layout = make_layout(&[], 2);
+    let layout = make_layout(&[]);
     let module = make_module(&spirv("fill.comp", None));
     let cache = make_cache();
     type F = vk::PipelineCreationFeedbackFlags;
@@ -128,7 +128,7 @@ fn creation_feedback_reports_a_cache_hit_on_the_second_create() {
 #[test]
 fn fail_on_compile_required_answers_compile_required_until_the_cache_has_it() {
     let s = setup();
-    let layout = make_layout(&[], 3);
+    let layout = make_layout(&[]);
     let module = make_module(&spirv("fill.comp", None));
     let cache = make_cache();
     let fail = vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED;
@@ -159,7 +159,7 @@ fn compute_info<'a>(
 #[test]
 fn a_refused_element_is_null_the_rest_are_made_and_early_return_stops() {
     let s = setup();
-    let layout = make_layout(&[], 4);
+    let layout = make_layout(&[]);
     let good = make_module(&spirv("fill.comp", None));
     let bad = make_module(&spirv("fill.comp", Some("refused")));
     let stage = |m, name: &'static std::ffi::CStr| {
@@ -287,7 +287,7 @@ fn library(
 #[test]
 fn graphics_pipeline_libraries_link_by_state_group() {
     let s = setup();
-    let layout = make_layout(&[], 5);
+    let layout = make_layout(&[]);
     let vert = make_module(&spirv("triangle.vert", None));
     let frag = make_module(&spirv("triangle.frag", None));
     let stage = |st, m| {

@@ -108,12 +108,10 @@ impl Execute for Engine {
             if s.s_type == vk::StructureType::DEVICE_GROUP_RENDER_PASS_BEGIN_INFO {
                 // SAFETY: the element's type says what it is.
                 let g = unsafe { &*next.cast::<vk::DeviceGroupRenderPassBeginInfo<'_>>() };
-                // SAFETY: `device_render_area_count` areas, copied with the structure.
-                let areas = unsafe {
-                    std::slice::from_raw_parts(
-                        g.p_device_render_areas,
-                        g.device_render_area_count as usize,
-                    )
+                let areas = match g.device_render_area_count {
+                    0 => &[][..],
+                    // SAFETY: `device_render_area_count` areas, copied with the structure.
+                    n => unsafe { std::slice::from_raw_parts(g.p_device_render_areas, n as usize) },
                 };
                 let w: Vec<u32> = areas.iter().map(|a| a.extent.width).collect();
                 chain.push(format!("group {:#x} {w:?}", g.device_mask));

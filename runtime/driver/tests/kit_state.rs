@@ -73,7 +73,7 @@ fn graphics(s: &Setup, layout: vk::PipelineLayout, dynamic: &[vk::DynamicState])
 #[test]
 fn draws_see_the_graphics_state_with_and_without_dynamic_states() {
     let s = setup();
-    let layout = make_layout(&[], 10);
+    let layout = make_layout(&[]);
     let fixed = graphics(&s, layout, &[]);
     let dynamic = graphics(
         &s,
@@ -137,14 +137,11 @@ fn binding_an_incompatible_set_disturbs_the_others() {
     let storage = [(0, vk::DescriptorType::STORAGE_BUFFER)];
     let none = vk::DescriptorSetLayoutCreateFlags::empty();
     let (a, b) = (set_layout(&storage, none), set_layout(&storage, none));
-    let l1 = make_layout(&[a.clone(), b.clone()], 20);
-    // Identically defined, another identity: compatible.
-    let l1_twin = make_layout(
-        &[set_layout(&storage, none), set_layout(&storage, none)],
-        21,
-    );
+    let l1 = make_layout(&[a.clone(), b.clone()]);
+    // Identically defined, another object: compatible.
+    let l1_twin = make_layout(&[set_layout(&storage, none), set_layout(&storage, none)]);
     let other = set_layout(&[(0, vk::DescriptorType::UNIFORM_BUFFER)], none);
-    let l2 = make_layout(&[other.clone(), b.clone()], 22);
+    let l2 = make_layout(&[other.clone(), b.clone()]);
     let pipeline = s.compute(make_module(&spirv("fill.comp", None)), l1);
     let (s0, s1, s2) = (
         make_set(&a, buf, 0, 64),
@@ -192,7 +189,7 @@ fn push_descriptors_reach_the_dispatch() {
         &[(0, vk::DescriptorType::STORAGE_BUFFER)],
         vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR,
     );
-    let layout = make_layout(&[sl], 30);
+    let layout = make_layout(&[sl]);
     let pipeline = s.compute(make_module(&spirv("fill.comp", None)), layout);
     let push = |cb, offset: u64| {
         let info = [vk::DescriptorBufferInfo {
@@ -267,9 +264,9 @@ fn push_template_data_is_copied_when_recorded() {
         &[(0, vk::DescriptorType::STORAGE_BUFFER)],
         vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR,
     );
-    let layout = make_layout(&[sl], 31);
+    let layout = make_layout(&[sl]);
     let pipeline = s.compute(make_module(&spirv("fill.comp", None)), layout);
-    let template = make_push_template();
+    let template = make_push_template(layout);
     let seen = s.run(|d, cb| {
         let mut data = vk::DescriptorBufferInfo {
             buffer: buf,

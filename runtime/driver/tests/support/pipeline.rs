@@ -4,10 +4,10 @@
 //! by hand at `cmd_dispatch` — from the resolved state alone — and snapshots what each draw and
 //! dispatch sees for the tests to check.
 //!
-//! Descriptor set layouts, pipeline layouts, sets, shader modules and caches are made here with
-//! the contract's fields (`make_*`): the shader and descriptor components are other helpers'
-//! and their entry points are not in this branch; at merge these helpers become the entry
-//! points.
+//! Descriptor set layouts, pipeline layouts, sets, shader modules and caches are made here
+//! (`make_*`) straight from the kit's object types, with their own constructors: what the
+//! tests check is the tracking, not the create entry points (`kit_descriptor.rs` and
+//! `kit_shader.rs` test those).
 #![allow(dead_code)]
 
 use std::ffi::CStr;
@@ -20,7 +20,7 @@ use vkgen_driver::handles::create_object;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
 use vkgen_driver::kit::descriptor::{
     Descriptor, DescriptorSet, DescriptorSetLayout, DescriptorStore, DescriptorUpdateTemplate,
-    PipelineLayout, PipelineLayoutInfo, SetLayout, SetLayoutBinding, UpdateTemplate,
+    PipelineLayout, PipelineLayoutInfo, SetLayout, SetLayoutBinding, TemplateEntry, UpdateTemplate,
 };
 use vkgen_driver::kit::pipeline::Pipeline;
 use vkgen_driver::kit::queue::{Batch, Completion};
@@ -222,27 +222,24 @@ pub fn make_module(words: &[u32]) -> vk::ShaderModule {
 }
 
 pub fn make_cache() -> vk::PipelineCache {
-    store(PipelineCache::default())
+    store(PipelineCache::new([0; 32], &[]))
 }
 
 pub fn set_layout(
     bindings: &[(u32, vk::DescriptorType)],
     flags: vk::DescriptorSetLayoutCreateFlags,
 ) -> Arc<SetLayout> {
-    Arc::new(SetLayout {
-        flags,
-        bindings: bindings
-            .iter()
-            .map(|&(binding, descriptor_type)| SetLayoutBinding {
-                binding,
-                descriptor_type,
-                count: 1,
-                stages: vk::ShaderStageFlags::ALL,
-                flags: vk::DescriptorBindingFlags::empty(),
-                immutable_samplers: Vec::new(),
-            })
-            .collect(),
-    })
+    let bindings = bindings
+        .iter()
+        .map(|&(binding, descriptor_type)| SetLayoutBinding {
+            binding,
+            descriptor_type,
+            count: 1,
+            stages: vk::ShaderStageFlags::ALL,
+            ..Default::default()
+        })
+        .collect();
+    Arc::new(SetLayout::new(flags, bindings))
 }
 
 pub fn make_set_layout(layout: &Arc<SetLayout>) -> vk::DescriptorSetLayout {
@@ -251,21 +248,18 @@ pub fn make_set_layout(layout: &Arc<SetLayout>) -> vk::DescriptorSetLayout {
     })
 }
 
-/// A pipeline layout of `sets` with one 16-byte push range; `id` its identity's first byte.
-pub fn make_layout(sets: &[Arc<SetLayout>], id: u8) -> vk::PipelineLayout {
-    let mut identity = [0u8; 32];
-    identity[0] = id;
+/// A pipeline layout of `sets` with one 16-byte push range.
+pub fn make_layout(sets: &[Arc<SetLayout>]) -> vk::PipelineLayout {
     store(PipelineLayout {
-        layout: Arc::new(PipelineLayoutInfo {
-            flags: vk::PipelineLayoutCreateFlags::empty(),
-            set_layouts: sets.iter().cloned().map(Some).collect(),
-            push_constant_ranges: vec![vk::PushConstantRange {
+        layout: Arc::new(PipelineLayoutInfo::new(
+            vk::PipelineLayoutCreateFlags::empty(),
+            sets.iter().cloned().map(Some).collect(),
+            vec![vk::PushConstantRange {
                 stage_flags: vk::ShaderStageFlags::ALL,
                 offset: 0,
                 size: 16,
             }],
-            identity,
-        }),
+        )),
     })
 }
 
@@ -296,19 +290,29 @@ pub fn make_set(
 /// One test at a time: the engine reports through the process-wide [`SEEN`].
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// A compute push-descriptor template of one buffer info at offset 0 for binding 0.
-pub fn make_push_template() -> vk::DescriptorUpdateTemplate {
+/// A compute push-descriptor template of one buffer info at offset 0 for binding 0 of set 0
+/// of `layout`.
+pub fn make_push_template(layout: vk::PipelineLayout) -> vk::DescriptorUpdateTemplate {
+    // SAFETY: `layout` is a pipeline layout `make_layout` made, alive for the test.
+    let layout = unsafe { PipelineLayout::from_handle(layout) }
+        .unwrap()
+        .layout
+        .clone();
     store(DescriptorUpdateTemplate {
         template: Arc::new(UpdateTemplate {
-            entries: vec![vk::DescriptorUpdateTemplateEntry {
-                dst_binding: 0,
-                dst_array_element: 0,
-                descriptor_count: 1,
+            template_type: vk::DescriptorUpdateTemplateType::PUSH_DESCRIPTORS_KHR,
+            entries: vec![TemplateEntry {
+                binding: 0,
+                array_element: 0,
+                count: 1,
                 descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
                 offset: 0,
-                stride: 24,
+                stride: std::mem::size_of::<vk::DescriptorBufferInfo>(),
             }],
-            pipeline_bind_point: vk::PipelineBindPoint::COMPUTE,
+            set_layout: layout.set_layout(0).cloned(),
+            pipeline_layout: Some(layout),
+            bind_point: vk::PipelineBindPoint::COMPUTE,
+            set: 0,
         }),
     })
 }

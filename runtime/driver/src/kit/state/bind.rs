@@ -13,82 +13,9 @@ use super::{
     VertexBinding,
 };
 use crate::kit::descriptor::{
-    DescriptorStore, DescriptorUpdateTemplate, PipelineLayout, PipelineLayoutInfo, SetLayout,
+    DescriptorStore, DescriptorUpdateTemplate, PipelineLayout, PipelineLayoutInfo,
 };
 use crate::kit::pipeline::Pipeline;
-
-fn is_dynamic(t: vk::DescriptorType) -> bool {
-    matches!(
-        t,
-        vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC
-    )
-}
-
-/// Dynamic descriptors a set layout holds (the dynamic offsets it consumes).
-fn dynamic_count(layout: &SetLayout) -> usize {
-    layout
-        .bindings
-        .iter()
-        .filter(|b| is_dynamic(b.descriptor_type))
-        .map(|b| b.count as usize)
-        .sum()
-}
-
-/// The position of `(binding, element)` among the layout's dynamic descriptors (binding
-/// order, then element), if it is one.
-pub(super) fn dynamic_index(layout: &SetLayout, binding: u32, element: u32) -> Option<usize> {
-    let mut bindings: Vec<_> = layout.bindings.iter().collect();
-    bindings.sort_by_key(|b| b.binding);
-    let mut i = 0;
-    for b in bindings {
-        if !is_dynamic(b.descriptor_type) {
-            continue;
-        }
-        if b.binding == binding {
-            return (element < b.count).then_some(i + element as usize);
-        }
-        i += b.count as usize;
-    }
-    None
-}
-
-fn same_set_layout(a: &Option<Arc<SetLayout>>, b: &Option<Arc<SetLayout>>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => true,
-        (Some(a), Some(b)) => {
-            a.flags == b.flags
-                && a.bindings.len() == b.bindings.len()
-                && a.bindings.iter().zip(&b.bindings).all(|(x, y)| {
-                    (x.binding, x.descriptor_type, x.count, x.stages, x.flags)
-                        == (y.binding, y.descriptor_type, y.count, y.stages, y.flags)
-                        && x.immutable_samplers == y.immutable_samplers
-                })
-        }
-        _ => false,
-    }
-}
-
-/// The spec's "compatible for set N": identical push-constant ranges and identically defined
-/// set layouts for sets 0 through N (equal identities are compatible for every set).
-pub fn compatible_for_set(a: &PipelineLayoutInfo, b: &PipelineLayoutInfo, n: usize) -> bool {
-    if a.identity == b.identity {
-        return true;
-    }
-    let ranges = |l: &PipelineLayoutInfo| {
-        l.push_constant_ranges
-            .iter()
-            .map(|r| (r.stage_flags, r.offset, r.size))
-            .collect::<Vec<_>>()
-    };
-    ranges(a) == ranges(b)
-        && (0..=n).all(|i| {
-            same_set_layout(
-                a.set_layouts.get(i).unwrap_or(&None),
-                b.set_layouts.get(i).unwrap_or(&None),
-            )
-        })
-}
 
 /// Binding set `n` with `layout`: lower sets bound with a layout not compatible for them are
 /// disturbed, and every higher set when the old set `n` was not compatible for `n`.
@@ -96,7 +23,7 @@ fn disturb(point: &mut BindPointState, layout: &PipelineLayoutInfo, n: usize) {
     for i in 0..n.min(point.sets.len()) {
         if point.sets[i]
             .as_ref()
-            .is_some_and(|s| !compatible_for_set(s.layout(), layout, i))
+            .is_some_and(|s| !s.layout().compatible_up_to(layout, i as u32))
         {
             point.sets[i] = None;
         }
@@ -105,7 +32,7 @@ fn disturb(point: &mut BindPointState, layout: &PipelineLayoutInfo, n: usize) {
         .sets
         .get(n)
         .and_then(Option::as_ref)
-        .is_some_and(|s| compatible_for_set(s.layout(), layout, n));
+        .is_some_and(|s| s.layout().compatible_up_to(layout, n as u32));
     if !keep_higher && point.sets.len() > n + 1 {
         point.sets.truncate(n + 1);
     }
@@ -162,7 +89,7 @@ fn bind_sets(
             .set_layouts
             .get(n)
             .and_then(Option::as_ref)
-            .map_or(0, |l| dynamic_count(l));
+            .map_or(0, |l| l.dynamic_descriptor_count() as usize);
         let dynamic_offsets: Vec<u32> = offsets.by_ref().take(count).collect();
         disturb(point, &layout, n);
         point.sets[n] = (set != vk::DescriptorSet::null()).then(|| {
@@ -194,7 +121,7 @@ fn push_store(
     let n = n as usize;
     let reuse = matches!(
         point.sets.get(n),
-        Some(Some(SetBinding::Push { layout: l, .. })) if compatible_for_set(l, &layout, n)
+        Some(Some(SetBinding::Push { layout: l, .. })) if l.compatible_up_to(&layout, n as u32)
     );
     if !reuse {
         disturb(point, &layout, n);
@@ -242,9 +169,7 @@ unsafe fn push_template(
         return;
     };
     let t = t.template.clone();
-    if let Some(store) =
-        point_mut(s, t.bind_point).and_then(|pt| push_store(pt, layout, set))
-    {
+    if let Some(store) = point_mut(s, t.bind_point).and_then(|pt| push_store(pt, layout, set)) {
         // SAFETY: the caller's promise about `data`.
         unsafe { store.write_with_template(&t, data) };
     }
@@ -555,33 +480,33 @@ unsafe fn observe_1_4(s: &mut BoundState, cmd: &Cmd) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::kit::descriptor::SetLayoutBinding;
+    use crate::kit::descriptor::{PipelineLayoutInfo, SetLayout, SetLayoutBinding};
+    use std::sync::Arc;
+    use vkgen_generated::vk;
 
     fn layout(types: &[(u32, vk::DescriptorType, u32)]) -> Arc<SetLayout> {
-        Arc::new(SetLayout {
-            flags: vk::DescriptorSetLayoutCreateFlags::empty(),
-            bindings: types
-                .iter()
-                .map(|&(binding, descriptor_type, count)| SetLayoutBinding {
-                    binding,
-                    descriptor_type,
-                    count,
-                    stages: vk::ShaderStageFlags::ALL,
-                    flags: vk::DescriptorBindingFlags::empty(),
-                    immutable_samplers: Vec::new(),
-                })
-                .collect(),
-        })
+        let bindings = types
+            .iter()
+            .map(|&(binding, descriptor_type, count)| SetLayoutBinding {
+                binding,
+                descriptor_type,
+                count,
+                stages: vk::ShaderStageFlags::ALL,
+                ..Default::default()
+            })
+            .collect();
+        Arc::new(SetLayout::new(
+            vk::DescriptorSetLayoutCreateFlags::empty(),
+            bindings,
+        ))
     }
 
-    fn info(sets: &[Arc<SetLayout>], id: u8) -> PipelineLayoutInfo {
-        PipelineLayoutInfo {
-            flags: vk::PipelineLayoutCreateFlags::empty(),
-            set_layouts: sets.iter().cloned().map(Some).collect(),
-            push_constant_ranges: Vec::new(),
-            identity: [id; 32],
-        }
+    fn info(sets: &[Arc<SetLayout>], ranges: Vec<vk::PushConstantRange>) -> PipelineLayoutInfo {
+        PipelineLayoutInfo::new(
+            vk::PipelineLayoutCreateFlags::empty(),
+            sets.iter().cloned().map(Some).collect(),
+            ranges,
+        )
     }
 
     #[test]
@@ -593,12 +518,12 @@ mod tests {
             (0, T::STORAGE_BUFFER, 1),
             (1, T::UNIFORM_BUFFER_DYNAMIC, 2),
         ]);
-        assert_eq!(dynamic_count(&l), 3);
-        assert_eq!(dynamic_index(&l, 1, 0), Some(0));
-        assert_eq!(dynamic_index(&l, 1, 1), Some(1));
-        assert_eq!(dynamic_index(&l, 3, 0), Some(2));
-        assert_eq!(dynamic_index(&l, 0, 0), None, "not dynamic");
-        assert_eq!(dynamic_index(&l, 1, 2), None, "past the array");
+        assert_eq!(l.dynamic_descriptor_count(), 3);
+        assert_eq!(l.dynamic_offset_index(1, 0), Some(0));
+        assert_eq!(l.dynamic_offset_index(1, 1), Some(1));
+        assert_eq!(l.dynamic_offset_index(3, 0), Some(2));
+        assert_eq!(l.dynamic_offset_index(0, 0), None, "not dynamic");
+        assert_eq!(l.dynamic_offset_index(1, 2), None, "past the array");
     }
 
     #[test]
@@ -606,16 +531,19 @@ mod tests {
         type T = vk::DescriptorType;
         let a = layout(&[(0, T::STORAGE_BUFFER, 1)]);
         let b = layout(&[(0, T::UNIFORM_BUFFER, 1)]);
-        let x = info(&[a.clone(), a.clone()], 1);
-        let y = info(&[layout(&[(0, T::STORAGE_BUFFER, 1)]), b.clone()], 2);
-        assert!(compatible_for_set(&x, &y, 0), "set 0 defined identically");
-        assert!(!compatible_for_set(&x, &y, 1), "set 1 differs");
-        let mut z = info(std::slice::from_ref(&a), 3);
-        z.push_constant_ranges.push(vk::PushConstantRange {
+        let x = info(&[a.clone(), a.clone()], Vec::new());
+        let y = info(
+            &[layout(&[(0, T::STORAGE_BUFFER, 1)]), b.clone()],
+            Vec::new(),
+        );
+        assert!(x.compatible_up_to(&y, 0), "set 0 defined identically");
+        assert!(!x.compatible_up_to(&y, 1), "set 1 differs");
+        let range = vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::COMPUTE,
             offset: 0,
             size: 4,
-        });
-        assert!(!compatible_for_set(&x, &z, 0), "push ranges differ");
+        };
+        let z = info(std::slice::from_ref(&a), vec![range]);
+        assert!(!x.compatible_up_to(&z, 0), "push ranges differ");
     }
 }

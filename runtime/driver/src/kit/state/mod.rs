@@ -261,8 +261,11 @@ impl<P> Bound<'_, P> {
                 // (VUID-vkFreeDescriptorSets-pDescriptorSets-00309), or `from_handle` refuses it.
                 let ds = unsafe { DescriptorSet::from_handle(b.set) }?;
                 let d = ds.store.descriptor(binding, element)?;
-                let dynamic = bind::dynamic_index(ds.store.layout(), binding, element)
-                    .and_then(|i| b.dynamic_offsets.get(i));
+                let dynamic = ds
+                    .store
+                    .layout()
+                    .dynamic_offset_index(binding, element)
+                    .and_then(|i| b.dynamic_offsets.get(i as usize));
                 Some(match (d, dynamic) {
                     (
                         Descriptor::Buffer {
