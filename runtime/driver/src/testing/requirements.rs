@@ -21,8 +21,7 @@ use vkgen_generated::driver::{get_instance_proc_addr, Driver};
 use vkgen_generated::extensions::ExtensionId;
 
 use crate::kit::requirements::{
-    check, cross_check, unimplemented_commands, unrunnable_format_features, Missing,
-    LIMITS_SOURCE,
+    check, cross_check, unimplemented_commands, unrunnable_format_features, Missing, LIMITS_SOURCE,
 };
 use crate::kit::{command_map, Instance, Kit};
 

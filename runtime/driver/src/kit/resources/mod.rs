@@ -29,19 +29,19 @@ use super::Kit;
 use crate::handles::{create_object, ObjectKind};
 
 mod buffer;
-pub mod external;
 mod buffer_view;
 pub mod event;
+pub mod external;
 mod image;
 mod memory;
 mod query;
 mod ycbcr;
 
 pub use buffer::Buffer;
-/// The packed linear layout of kit images (defined in [`crate::kit::format::layout`]).
-pub use image::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
 pub use buffer_view::BufferView;
 pub use event::Event;
+/// The packed linear layout of kit images (defined in [`crate::kit::format::layout`]).
+pub use image::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
 pub use image::{Image, ImageView, Sampler};
 pub use memory::{Dedicated, DeviceMemory};
 pub use query::{timestamp_now, PrivateDataSlot, QueryPool};

@@ -242,9 +242,7 @@ unsafe fn push_template(
         return;
     };
     let t = t.template.clone();
-    if let Some(store) =
-        point_mut(s, t.bind_point).and_then(|pt| push_store(pt, layout, set))
-    {
+    if let Some(store) = point_mut(s, t.bind_point).and_then(|pt| push_store(pt, layout, set)) {
         // SAFETY: the caller's promise about `data`.
         unsafe { store.write_with_template(&t, data) };
     }
