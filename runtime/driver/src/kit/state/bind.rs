@@ -568,8 +568,10 @@ mod tests {
                     stages: vk::ShaderStageFlags::ALL,
                     flags: vk::DescriptorBindingFlags::empty(),
                     immutable_samplers: Vec::new(),
+                    mutable_types: Vec::new(),
                 })
                 .collect(),
+            ..SetLayout::default()
         })
     }
 
@@ -579,6 +581,8 @@ mod tests {
             set_layouts: sets.iter().cloned().map(Some).collect(),
             push_constant_ranges: Vec::new(),
             identity: [id; 32],
+            // Each set as compatible as the whole layout: the tests tell layouts apart by `id`.
+            set_identities: vec![[id; 32]; sets.len()],
         }
     }
 
