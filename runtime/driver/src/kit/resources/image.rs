@@ -390,7 +390,9 @@ unsafe extern "system" fn get_device_image_subresource_layout(
         else {
             return;
         };
-        // SAFETY: as above: the info's own pointers, valid or null.
+        // SAFETY: `pCreateInfo` and `pSubresource` of a valid `VkDeviceImageSubresourceInfo`
+        // point to valid structures (VUID-VkDeviceImageSubresourceInfo-pCreateInfo-parameter,
+        // -pSubresource-parameter); `as_ref` skips null.
         let (Some(create), Some(sub)) = (unsafe { info.p_create_info.as_ref() }, unsafe {
             info.p_subresource.as_ref()
         }) else {
