@@ -20,7 +20,7 @@ use vkgen_driver::handles::create_object;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
 use vkgen_driver::kit::descriptor::{
     Descriptor, DescriptorSet, DescriptorSetLayout, DescriptorStore, DescriptorUpdateTemplate,
-    PipelineLayout, PipelineLayoutInfo, SetLayout, SetLayoutBinding, UpdateTemplate,
+    PipelineLayout, PipelineLayoutInfo, SetLayout, SetLayoutBinding, TemplateEntry, UpdateTemplate,
 };
 use vkgen_driver::kit::pipeline::Pipeline;
 use vkgen_driver::kit::queue::{Batch, Completion};
@@ -222,7 +222,8 @@ pub fn make_module(words: &[u32]) -> vk::ShaderModule {
 }
 
 pub fn make_cache() -> vk::PipelineCache {
-    store(PipelineCache::default())
+    // An empty cache under an all-zero header (no device to take a pipelineCacheUUID from).
+    store(PipelineCache::new([0; 32], &[]))
 }
 
 pub fn set_layout(
@@ -240,8 +241,10 @@ pub fn set_layout(
                 stages: vk::ShaderStageFlags::ALL,
                 flags: vk::DescriptorBindingFlags::empty(),
                 immutable_samplers: Vec::new(),
+                mutable_types: Vec::new(),
             })
             .collect(),
+        ..SetLayout::default()
     })
 }
 
@@ -265,6 +268,7 @@ pub fn make_layout(sets: &[Arc<SetLayout>], id: u8) -> vk::PipelineLayout {
                 size: 16,
             }],
             identity,
+            set_identities: vec![identity; sets.len()],
         }),
     })
 }
@@ -300,15 +304,19 @@ static SERIAL: Mutex<()> = Mutex::new(());
 pub fn make_push_template() -> vk::DescriptorUpdateTemplate {
     store(DescriptorUpdateTemplate {
         template: Arc::new(UpdateTemplate {
-            entries: vec![vk::DescriptorUpdateTemplateEntry {
-                dst_binding: 0,
-                dst_array_element: 0,
-                descriptor_count: 1,
+            template_type: vk::DescriptorUpdateTemplateType::PUSH_DESCRIPTORS_KHR,
+            entries: vec![TemplateEntry {
+                binding: 0,
+                array_element: 0,
+                count: 1,
                 descriptor_type: vk::DescriptorType::STORAGE_BUFFER,
                 offset: 0,
                 stride: 24,
             }],
-            pipeline_bind_point: vk::PipelineBindPoint::COMPUTE,
+            set_layout: None,
+            pipeline_layout: None,
+            bind_point: vk::PipelineBindPoint::COMPUTE,
+            set: 0,
         }),
     })
 }
