@@ -189,3 +189,40 @@ fn a_bring_up_command_runs_on_the_vendors_device() {
         instance.destroy_instance(None);
     }
 }
+
+/// The null driver has no objects of its own (issue 30's dogfood): its bring-up table hands
+/// out the kit's descriptor, shader, pipeline and render-pass objects of the driver in
+/// bring-up, but not the render-pass `vkCmd*` conversions (they need that driver's recorder).
+#[test]
+fn bring_up_hands_out_the_kits_objects_of_the_driver() {
+    let bring_up = null::bring_up_entries::<BringUp>();
+    let descriptor = kit::descriptor::bring_up_entries::<BringUp>();
+    let shader = kit::shader::bring_up_entries::<BringUp>();
+    let pipeline = kit::pipeline::bring_up_entries::<BringUp>();
+    let render_pass = kit::render_pass::bring_up_entries();
+    for (table, cmd) in [
+        (&descriptor, C::CREATE_DESCRIPTOR_SET_LAYOUT),
+        (&descriptor, C::ALLOCATE_DESCRIPTOR_SETS),
+        (&shader, C::CREATE_SHADER_MODULE),
+        (&shader, C::GET_PIPELINE_CACHE_DATA),
+        (&pipeline, C::CREATE_GRAPHICS_PIPELINES),
+        (&render_pass, C::CREATE_FRAMEBUFFER),
+        (&render_pass, C::GET_RENDER_AREA_GRANULARITY),
+    ] {
+        assert!(at(table, cmd).is_some(), "{cmd:?}");
+        assert_eq!(at(&bring_up, cmd), at(table, cmd), "{cmd:?}");
+    }
+    assert_eq!(at(&render_pass, C::CMD_BEGIN_RENDER_PASS), None);
+    // A real kit object on the bring-up driver's device.
+    let (instance, device) = support::instance_and_device::<BringUp>(vk::API_VERSION_1_1, 1);
+    // SAFETY: a live device and valid create infos; everything is destroyed below.
+    unsafe {
+        let layout = device
+            .create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default(), None)
+            .unwrap();
+        assert!(kit::descriptor::DescriptorSetLayout::from_handle(layout).is_some());
+        device.destroy_descriptor_set_layout(layout, None);
+        device.destroy_device(None);
+        instance.destroy_instance(None);
+    }
+}

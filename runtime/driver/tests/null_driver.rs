@@ -17,6 +17,9 @@ use vkgen_driver::backend::null::NullDriver;
 use vkgen_driver::sync_fd::FenceSignaller;
 use vkgen_generated::driver::{get_device_proc_addr, get_instance_proc_addr};
 
+#[path = "support/glsl.rs"]
+mod glsl;
+
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -290,6 +293,19 @@ fn callbacks() -> vk::AllocationCallbacks<'static> {
     }
 }
 
+/// An empty compute shader: the kit's shader modules take only valid SPIR-V with its entry
+/// point. Compiled once (the allocation test creates it again for every failing allocation).
+fn empty_compute() -> &'static [u32] {
+    static CODE: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    CODE.get_or_init(|| {
+        glsl::compile(
+            "comp",
+            "vulkan1.0",
+            "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n",
+        )
+    })
+}
+
 /// Creates and destroys a set of objects with the callbacks, failing allocation number `fail_at`
 /// (if any); returns the first error.
 fn object_round(entry: &ash::Entry, cb: &vk::AllocationCallbacks<'_>) -> Result<(), vk::Result> {
@@ -310,9 +326,10 @@ fn object_round(entry: &ash::Entry, cb: &vk::AllocationCallbacks<'_>) -> Result<
         let sampler = d.create_sampler(&vk::SamplerCreateInfo::default(), Some(cb));
         let layout = d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), Some(cb));
         let pipelines = layout.as_ref().ok().map(|&l| {
-            let code = [0x0723_0203u32, 0x0001_0000, 0, 1, 0];
-            let module = d
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), Some(cb));
+            let module = d.create_shader_module(
+                &vk::ShaderModuleCreateInfo::default().code(empty_compute()),
+                Some(cb),
+            );
             let r = module.as_ref().ok().map(|&m| {
                 let stage = vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::COMPUTE)
@@ -331,10 +348,15 @@ fn object_round(entry: &ash::Entry, cb: &vk::AllocationCallbacks<'_>) -> Result<
         match &pipelines {
             Some(Ok(ps)) => ps.iter().for_each(|&p| d.destroy_pipeline(p, Some(cb))),
             Some(Err((ps, e))) => {
+                // The spec's rule for pipeline arrays: the failed elements are null, the
+                // others are made (the kit's pipelines); those are destroyed like any other.
                 assert!(
-                    ps.iter().all(|&p| p == vk::Pipeline::null()),
-                    "failed creation nulls all outputs"
+                    ps.is_empty() || ps.contains(&vk::Pipeline::null()),
+                    "a failed creation nulls the failed element"
                 );
+                ps.iter()
+                    .filter(|&&p| p != vk::Pipeline::null())
+                    .for_each(|&p| d.destroy_pipeline(p, Some(cb)));
                 result = result.and(Err(*e));
             }
             None => {}

@@ -19,13 +19,16 @@
 //!   `robustBufferAccess` (as nulldrv), plus the 1.1–1.3 features that apiVersion 1.3 makes
 //!   mandatory in the `Features2` chain; `VkPhysicalDevicePresentationPropertiesANDROID` reports
 //!   `sharedImage = VK_TRUE`.
-//! * **Objects.** The kit's, as a vendor's are (issue 30's dogfood): instances, devices,
-//!   queues, command pools and buffers are kit base objects; memory, buffers, images, views,
-//!   samplers, query pools and private-data slots are the kit's resource objects
-//!   ([`Kit::RESOURCE_OBJECTS`], [`kit::resources`]). The null driver's own, until the kit has
-//!   them: events ([`Object`]s with a flag), descriptor sets ([`HandleCounter`] handles) and
-//!   stateless pipelines, shader modules, pipeline caches and layouts, set layouts, pools,
-//!   update templates, render passes, framebuffers, buffer views and Y′CbCr conversions. All
+//! * **Objects.** The kit's, as a vendor's are (issue 30's dogfood); the null driver has no
+//!   object of its own: instances, devices, queues, command pools and buffers are kit base
+//!   objects; memory, buffers, buffer views, images, views, samplers, Y′CbCr conversions, query
+//!   pools, events and private-data slots the kit's resource objects
+//!   ([`Kit::RESOURCE_OBJECTS`], [`kit::resources`]); set layouts, pools, sets, update
+//!   templates and pipeline layouts its descriptor objects ([`Kit::DESCRIPTOR_OBJECTS`]);
+//!   shader modules (the SPIR-V is validated) and pipeline caches its shader objects
+//!   ([`Kit::SHADER_OBJECTS`]); pipelines its pipeline objects ([`Kit::PIPELINE_OBJECTS`]);
+//!   render passes and framebuffers its render passes on dynamic rendering
+//!   ([`Kit::RENDER_PASS_OBJECTS`]); `vkQueueBindSparse` the queue core's. All
 //!   host memory for objects honours `VkAllocationCallbacks`; a failed allocation is
 //!   `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing leaked (array creations roll back and null
 //!   their outputs).
@@ -34,8 +37,9 @@
 //!   `VK_ANDROID_external_memory_android_hardware_buffer` ([`Kit::HARDWARE_BUFFERS`]) imported
 //!   and exported memory is the `AHardwareBuffer`'s own pages, shared with its other users.
 //! * **Commands.** Recorded by the kit ([`Kit::RECORD_COMMANDS`]) and replayed at submission
-//!   into an engine that renders nothing (`kit/null/engine.rs`); submitted queries become
-//!   available with the value 0.
+//!   with bound-state tracking ([`kit::command::CommandBuffer::replay_tracked`]) into an
+//!   engine that renders nothing (`kit/null/engine.rs`); submitted queries become available
+//!   with the value 0.
 //! * **Synchronisation.** The kit's sync component ([`kit::sync`]): work completes at
 //!   submission (`vkQueueSubmit2`, and `vkQueueSubmit` routed to it, first waits for the native
 //!   fence fds pending on its wait semaphores, then signals its semaphores, timeline values
@@ -52,9 +56,8 @@
 //! It is also the kit's bring-up fallback (see [`Kit::NULL_OBJECTS`]), which is why it lives in
 //! the kit; the backends re-export it as `backend::null`.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::CStr;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::Driver;
@@ -63,7 +66,6 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
-use crate::handles::{create_object, destroy_object, HandleCounter, Object, ObjectKind};
 use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
 use crate::sync_fd::NativeFence;
@@ -100,15 +102,7 @@ fn image_compression_enabled() -> bool {
     vkgen_platform::env::trusted_env(IMAGE_COMPRESSION_ENV).is_none_or(|v| v != "0")
 }
 
-/// Kind of descriptor-set counter handles.
-const DESCRIPTOR_SET_KIND: u8 = 1;
-
-static COUNTER: HandleCounter = HandleCounter::new();
-
 mod engine;
-#[macro_use]
-mod objects;
-use objects::*;
 
 impl DriverModule for NullDriver {
     const NAME: &'static CStr = c"vkgen null Vulkan driver";
@@ -125,9 +119,17 @@ impl Kit for NullDriver {
     type CommandPool = ();
     // Queues, fences and semaphores are the kit's; `driver_submit` replays into a no-op engine.
     const SYNC_OBJECTS: bool = true;
-    // Memory, buffers, images (native-buffer ones too), views, samplers, query pools and
-    // private data are the kit's.
+    // Memory, buffers (and their views), images (native-buffer ones too), views, samplers,
+    // YCbCr conversions, query pools, events and private data are the kit's.
     const RESOURCE_OBJECTS: bool = true;
+    // Set layouts, pools, sets, update templates and pipeline layouts are the kit's.
+    const DESCRIPTOR_OBJECTS: bool = true;
+    // Shader modules (SPIR-V validated) and pipeline caches are the kit's.
+    const SHADER_OBJECTS: bool = true;
+    // Pipelines are the kit's, and the replay tracks bound state (`null/engine.rs`).
+    const PIPELINE_OBJECTS: bool = true;
+    // Render passes and framebuffers are the kit's, recorded as dynamic rendering.
+    const RENDER_PASS_OBJECTS: bool = true;
     // Every `vkCmd*` is recorded, and replayed at submission (`null/engine.rs`).
     const RECORD_COMMANDS: bool = true;
     // `AHardwareBuffer` memory: the buffer's pages are the memory (the kit's memory objects).
@@ -142,7 +144,7 @@ impl Kit for NullDriver {
             // SAFETY: a submitted command buffer of this driver, pending until the completion
             // drops at the end of this call; `from_handle` checks the type.
             if let Some(cb) = unsafe { kit::command::CommandBuffer::<Self>::from_handle(cb) } {
-                cb.replay(&mut engine::NullEngine);
+                cb.replay_tracked(&mut engine::NullEngine::default());
             }
         }
         Ok(())
@@ -308,12 +310,16 @@ impl NativeBuffers for NullDriver {
 }
 
 /// The null driver's command map as the kit's bring-up table ([`Kit::NULL_OBJECTS`]) of
-/// driver `D`: its hooks; the kit's resource objects on `D`'s own devices (the objects the
-/// null driver runs on: driver-independent structs, and the commands that read a device read
-/// it as `D`'s); its native-buffer component and `…2` routes (these take raw handles, so they
-/// serve another kit driver's objects too); its sync component; then its stubs. Never its kit
-/// commons, nor anything else instantiated for the null driver that reads a base object: that
-/// would read `D`'s instance, device or command buffers as the null driver's.
+/// driver `D`. The null driver has no objects of its own any more, so this is the kit
+/// components it runs on, instantiated for `D`: the resource, descriptor, shader, pipeline and
+/// render-pass objects on `D`'s own devices (driver-independent structs; the commands that read
+/// a device or physical device read it as `D`'s, and pipelines are shown to
+/// `D::compile_pipeline`); its native-buffer component and `…2` routes (these take raw
+/// handles, so they serve another kit driver's objects too); its sync component; then its
+/// stubs. Not the render-pass `vkCmd*` conversions (they need `D`'s recorder and dynamic
+/// rendering), nor the kit commons or anything else instantiated for the null driver that
+/// reads a base object: that would read `D`'s instance, device or command buffers as the null
+/// driver's.
 pub fn bring_up_entries<D: Kit>() -> EntryTable {
     *kit::cached_entries::<BringUp<D>>(build_bring_up::<D>)
 }
@@ -322,10 +328,11 @@ pub fn bring_up_entries<D: Kit>() -> EntryTable {
 struct BringUp<D>(PhantomData<D>);
 
 fn build_bring_up<D: Kit>() -> EntryTable {
-    let mut hooks = EntryTable::entry_points::<NullDriver>();
-    hooks.retain(<NullDriver as Driver>::implements);
-    let hooks = hooks
-        .or(&kit::resources::bring_up_entries::<D>())
+    let hooks = kit::resources::bring_up_entries::<D>()
+        .or(&kit::descriptor::bring_up_entries::<D>())
+        .or(&kit::shader::bring_up_entries::<D>())
+        .or(&kit::pipeline::bring_up_entries::<D>())
+        .or(&kit::render_pass::bring_up_entries())
         .or(&kit::native_buffer::entries::<NullDriver>())
         .or(&kit::routes::entries::<NullDriver>());
     // The 1.4 routes exist only in tables generated from a 1.4 registry (build.rs).
@@ -345,233 +352,6 @@ impl Driver for NullDriver {
     fn unimplemented(_cmd: CommandId) -> vk::Result {
         vk::Result::SUCCESS
     }
-
-    // --- global ---------------------------------------------------------------------------
-
-    // --- instance -------------------------------------------------------------------------
-
-    // --- device ---------------------------------------------------------------------------
-
-    unsafe fn queue_bind_sparse(
-        _queue: vk::Queue,
-        _bind_info_count: u32,
-        _p_bind_info: *const vk::BindSparseInfo<'_>,
-        fence: vk::Fence,
-    ) -> vk::Result {
-        // SAFETY: null or a live fence.
-        if let Some(f) = unsafe { kit::sync::fence(fence) } {
-            f.signal();
-        }
-        vk::Result::SUCCESS
-    }
-
-    // Synchronisation: fences and semaphores are the kit's sync component.
-
-    unsafe fn create_event(
-        _device: vk::Device,
-        _p_create_info: *const vk::EventCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_event: *mut vk::Event,
-    ) -> vk::Result {
-        let event = Event {
-            set: AtomicBool::new(false),
-        };
-        // SAFETY: `p_allocator` is the application's vkCreateEvent allocator, null or valid until
-        // the event is destroyed.
-        match unsafe { create_object(event, p_allocator) } {
-            Ok(h) => {
-                // SAFETY: `p_event` is the application's vkCreateEvent output, valid for a write.
-                unsafe { *p_event = vk::Handle::from_raw(h) };
-                vk::Result::SUCCESS
-            }
-            Err(e) => e,
-        }
-    }
-
-    unsafe fn destroy_event(
-        _device: vk::Device,
-        event: vk::Event,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live event the application is done with.
-        unsafe { destroy_object::<Event>(vk::Handle::as_raw(event)) };
-    }
-
-    unsafe fn get_event_status(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: `event` is null or a live event of this driver (vkGetEventStatus' valid usage);
-        // `obj` checks its signature.
-        match unsafe { obj::<Event, _>(event) } {
-            Some(e) if e.set.load(Ordering::Acquire) => vk::Result::EVENT_SET,
-            Some(_) => vk::Result::EVENT_RESET,
-            None => vkgen_abi::vk_error!(
-                vk::Result::ERROR_DEVICE_LOST,
-                "{event:?} is no event of the null driver"
-            ),
-        }
-    }
-
-    unsafe fn set_event(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: `event` is null or a live event of this driver (vkSetEvent's valid usage); `obj`
-        // checks its signature.
-        if let Some(e) = unsafe { obj::<Event, _>(event) } {
-            e.set.store(true, Ordering::Release);
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn reset_event(_device: vk::Device, event: vk::Event) -> vk::Result {
-        // SAFETY: `event` is null or a live event of this driver (vkResetEvent's valid usage);
-        // `obj` checks its signature.
-        if let Some(e) = unsafe { obj::<Event, _>(event) } {
-            e.set.store(false, Ordering::Release);
-        }
-        vk::Result::SUCCESS
-    }
-
-    // Descriptor sets: stateless counter handles.
-
-    unsafe fn allocate_descriptor_sets(
-        _device: vk::Device,
-        p_allocate_info: *const vk::DescriptorSetAllocateInfo<'_>,
-        p_descriptor_sets: *mut vk::DescriptorSet,
-    ) -> vk::Result {
-        // SAFETY: valid input structure; the output holds `descriptorSetCount` elements.
-        unsafe {
-            if let Some(info) = p_allocate_info.as_ref() {
-                for i in 0..info.descriptor_set_count as usize {
-                    p_descriptor_sets
-                        .add(i)
-                        .write(vk::Handle::from_raw(COUNTER.next(DESCRIPTOR_SET_KIND)));
-                }
-            }
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn free_descriptor_sets(
-        _device: vk::Device,
-        _descriptor_pool: vk::DescriptorPool,
-        _count: u32,
-        _p_descriptor_sets: *const vk::DescriptorSet,
-    ) -> vk::Result {
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_descriptor_set_layout_support(
-        _device: vk::Device,
-        _p_create_info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
-        p_support: *mut vk::DescriptorSetLayoutSupport<'_>,
-    ) {
-        // SAFETY: `p_support` is the application's vkGetDescriptorSetLayoutSupport output, null or
-        // valid for this call; `as_mut` skips null.
-        if let Some(s) = unsafe { p_support.as_mut() } {
-            s.supported = vk::TRUE;
-        }
-    }
-
-    // Pipelines.
-
-    unsafe fn create_graphics_pipelines(
-        _device: vk::Device,
-        _pipeline_cache: vk::PipelineCache,
-        create_info_count: u32,
-        _p_create_infos: *const vk::GraphicsPipelineCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_pipelines: *mut vk::Pipeline,
-    ) -> vk::Result {
-        // SAFETY: the output holds `createInfoCount` elements.
-        unsafe {
-            create_plain_array::<{ vk::ObjectType::PIPELINE.as_raw() }, _>(
-                create_info_count,
-                p_allocator,
-                p_pipelines,
-            )
-        }
-    }
-
-    unsafe fn create_compute_pipelines(
-        _device: vk::Device,
-        _pipeline_cache: vk::PipelineCache,
-        create_info_count: u32,
-        _p_create_infos: *const vk::ComputePipelineCreateInfo<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_pipelines: *mut vk::Pipeline,
-    ) -> vk::Result {
-        // SAFETY: the output holds `createInfoCount` elements.
-        unsafe {
-            create_plain_array::<{ vk::ObjectType::PIPELINE.as_raw() }, _>(
-                create_info_count,
-                p_allocator,
-                p_pipelines,
-            )
-        }
-    }
-
-    unsafe fn destroy_pipeline(
-        _device: vk::Device,
-        pipeline: vk::Pipeline,
-        _p_allocator: *const vk::AllocationCallbacks<'_>,
-    ) {
-        // SAFETY: null or a live pipeline the application is done with.
-        unsafe {
-            destroy_object::<Plain<{ vk::ObjectType::PIPELINE.as_raw() }>>(vk::Handle::as_raw(
-                pipeline,
-            ))
-        };
-    }
-
-    unsafe fn get_pipeline_cache_data(
-        _device: vk::Device,
-        _pipeline_cache: vk::PipelineCache,
-        p_data_size: *mut usize,
-        _p_data: *mut c_void,
-    ) -> vk::Result {
-        // SAFETY: `p_data_size` is the application's vkGetPipelineCacheData in/out size, null or
-        // valid; `as_mut` skips null.
-        if let Some(size) = unsafe { p_data_size.as_mut() } {
-            *size = 0;
-        }
-        vk::Result::SUCCESS
-    }
-
-    unsafe fn get_render_area_granularity(
-        _device: vk::Device,
-        _render_pass: vk::RenderPass,
-        p_granularity: *mut vk::Extent2D,
-    ) {
-        // SAFETY: `p_granularity` is the application's vkGetRenderAreaGranularity output, null or
-        // valid for a write; `as_mut` skips null.
-        if let Some(g) = unsafe { p_granularity.as_mut() } {
-            *g = vk::Extent2D {
-                width: 1,
-                height: 1,
-            };
-        }
-    }
-
-    plain_objects! {
-        create_buffer_view / destroy_buffer_view (vk::BufferViewCreateInfo<'_>) -> vk::BufferView: BUFFER_VIEW;
-        create_shader_module / destroy_shader_module (vk::ShaderModuleCreateInfo<'_>) -> vk::ShaderModule: SHADER_MODULE;
-        create_pipeline_cache / destroy_pipeline_cache (vk::PipelineCacheCreateInfo<'_>) -> vk::PipelineCache: PIPELINE_CACHE;
-        create_pipeline_layout / destroy_pipeline_layout (vk::PipelineLayoutCreateInfo<'_>) -> vk::PipelineLayout: PIPELINE_LAYOUT;
-        create_descriptor_set_layout / destroy_descriptor_set_layout (vk::DescriptorSetLayoutCreateInfo<'_>) -> vk::DescriptorSetLayout: DESCRIPTOR_SET_LAYOUT;
-        create_descriptor_pool / destroy_descriptor_pool (vk::DescriptorPoolCreateInfo<'_>) -> vk::DescriptorPool: DESCRIPTOR_POOL;
-        create_framebuffer / destroy_framebuffer (vk::FramebufferCreateInfo<'_>) -> vk::Framebuffer: FRAMEBUFFER;
-        create_render_pass / destroy_render_pass (vk::RenderPassCreateInfo<'_>) -> vk::RenderPass: RENDER_PASS;
-        create_descriptor_update_template / destroy_descriptor_update_template (vk::DescriptorUpdateTemplateCreateInfo<'_>) -> vk::DescriptorUpdateTemplate: DESCRIPTOR_UPDATE_TEMPLATE;
-        create_sampler_ycbcr_conversion / destroy_sampler_ycbcr_conversion (vk::SamplerYcbcrConversionCreateInfo<'_>) -> vk::SamplerYcbcrConversion: SAMPLER_YCBCR_CONVERSION;
-    }
-
-    unsafe fn create_render_pass2(
-        _device: vk::Device,
-        _p_create_info: *const vk::RenderPassCreateInfo2<'_>,
-        p_allocator: *const vk::AllocationCallbacks<'_>,
-        p_render_pass: *mut vk::RenderPass,
-    ) -> vk::Result {
-        // SAFETY: `p_render_pass` is the application's vkCreateRenderPass2 output (null skipped)
-        // and `p_allocator` its allocator, null or valid until the render pass is destroyed.
-        unsafe {
-            create_plain::<{ vk::ObjectType::RENDER_PASS.as_raw() }, _>(p_allocator, p_render_pass)
-        }
-    }
+    // No hooks: every object is the kit's (queue core, sync, resources, descriptors, shaders,
+    // pipelines, render passes); what no component implements is the stub above.
 }

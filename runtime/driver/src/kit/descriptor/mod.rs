@@ -61,6 +61,13 @@ pub fn entries<D: Kit>() -> EntryTable {
     if !D::DESCRIPTOR_OBJECTS {
         return EntryTable::EMPTY;
     }
+    bring_up_entries::<D>()
+}
+
+/// The component's table whatever [`Kit::DESCRIPTOR_OBJECTS`] says: the descriptor objects of
+/// the null driver's bring-up table ([`super::null::bring_up_entries`]). Set layouts read `D`'s
+/// physical-device limits; nothing else reads a base object.
+pub fn bring_up_entries<D: Kit>() -> EntryTable {
     layout::entries::<D>()
         .or(&pipeline_layout::entries())
         .or(&pool::entries())

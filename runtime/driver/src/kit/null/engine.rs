@@ -1,6 +1,6 @@
 //! The null driver's engine: the kit records every `vkCmd*` ([`Kit::RECORD_COMMANDS`]) and
-//! [`Kit::driver_submit`] replays each submitted command buffer into [`NullEngine`], which
-//! renders nothing.
+//! [`Kit::driver_submit`] replays each submitted command buffer, tracking bound state
+//! (`CommandBuffer::replay_tracked`), into [`NullEngine`], which renders nothing.
 //!
 //! Why replay at all, when nothing runs: so that every program on the null driver (vkcube,
 //! the compute and WSI clients) drives the recorder's deep copies and its replay, secondaries
@@ -18,9 +18,21 @@ use vkgen_generated::vk;
 
 use crate::kit::command::Execute;
 use crate::kit::resources::QueryPool;
+use crate::kit::state::{BoundState, Tracked};
 
-/// See the [module docs](self).
-pub(super) struct NullEngine;
+/// See the [module docs](self). It keeps the bound state the tracked replay resolves (and
+/// reads none of it): so every draw and dispatch of every program on the null driver runs the
+/// state tracker too.
+#[derive(Default)]
+pub(super) struct NullEngine {
+    bound: BoundState,
+}
+
+impl Tracked for NullEngine {
+    fn bound(&mut self) -> &mut BoundState {
+        &mut self.bound
+    }
+}
 
 impl NullEngine {
     fn complete(pool: vk::QueryPool, query: u32) {

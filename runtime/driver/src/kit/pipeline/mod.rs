@@ -184,6 +184,16 @@ pub fn entries<D: Kit>() -> EntryTable {
     if !D::PIPELINE_OBJECTS {
         return EntryTable::EMPTY;
     }
+    bring_up_entries::<D>()
+}
+
+/// The component's table whatever [`Kit::PIPELINE_OBJECTS`] says: the pipelines of the null
+/// driver's bring-up table ([`super::null::bring_up_entries`]), built from the bring-up
+/// table's shader modules and layouts and shown to `D`'s [`Kit::compile_pipeline`] on `D`'s
+/// device. Without `PIPELINE_OBJECTS` nothing replays them through
+/// [`super::command::CommandBuffer::replay_tracked`]: a bring-up driver's engine sees the
+/// bound handles only.
+pub fn bring_up_entries<D: Kit>() -> EntryTable {
     EntryTable {
         create_compute_pipelines: Some(create::create_compute_pipelines::<D>),
         create_graphics_pipelines: Some(create::create_graphics_pipelines::<D>),

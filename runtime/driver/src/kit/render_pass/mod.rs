@@ -96,6 +96,23 @@ pub fn entries<D: Kit>() -> EntryTable {
     if !D::RENDER_PASS_OBJECTS {
         return EntryTable::EMPTY;
     }
+    EntryTable {
+        cmd_begin_render_pass: Some(super::routes::cmd_begin_render_pass::<D>),
+        cmd_begin_render_pass2: Some(cmd_begin_render_pass2::<D>),
+        cmd_next_subpass: Some(super::routes::cmd_next_subpass::<D>),
+        cmd_next_subpass2: Some(cmd_next_subpass2::<D>),
+        cmd_end_render_pass: Some(super::routes::cmd_end_render_pass::<D>),
+        cmd_end_render_pass2: Some(cmd_end_render_pass2::<D>),
+        ..EntryTable::EMPTY
+    }
+    .or(&bring_up_entries())
+}
+
+/// The render-pass and framebuffer objects whatever [`Kit::RENDER_PASS_OBJECTS`] says: those
+/// of the null driver's bring-up table ([`super::null::bring_up_entries`]). Not the
+/// `vkCmd*RenderPass*` commands: they record into the kit's command buffers and call `D`'s
+/// dynamic-rendering commands, which a driver without the component need not have.
+pub fn bring_up_entries() -> EntryTable {
     #[allow(unused_mut)]
     let mut table = EntryTable {
         create_render_pass: Some(objects::create_render_pass),
@@ -104,12 +121,6 @@ pub fn entries<D: Kit>() -> EntryTable {
         get_render_area_granularity: Some(objects::get_render_area_granularity),
         create_framebuffer: Some(framebuffer::create_framebuffer),
         destroy_framebuffer: Some(framebuffer::destroy_framebuffer),
-        cmd_begin_render_pass: Some(super::routes::cmd_begin_render_pass::<D>),
-        cmd_begin_render_pass2: Some(cmd_begin_render_pass2::<D>),
-        cmd_next_subpass: Some(super::routes::cmd_next_subpass::<D>),
-        cmd_next_subpass2: Some(cmd_next_subpass2::<D>),
-        cmd_end_render_pass: Some(super::routes::cmd_end_render_pass::<D>),
-        cmd_end_render_pass2: Some(cmd_end_render_pass2::<D>),
         ..EntryTable::EMPTY
     };
     #[cfg(vk_1_4)]

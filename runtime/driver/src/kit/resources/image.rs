@@ -374,6 +374,48 @@ unsafe extern "system" fn get_image_subresource_layout2(
     });
 }
 
+/// [`vkGetDeviceImageSubresourceLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceImageSubresourceLayout.html):
+/// the layout `vkCreateImage` would give an image of the create info (the kit's linear one;
+/// a native-buffer import takes its layout from the buffer, which no create info carries).
+#[cfg(vk_1_4)]
+unsafe extern "system" fn get_device_image_subresource_layout(
+    _device: vk::Device,
+    p_info: *const vk::DeviceImageSubresourceInfo,
+    p_layout: *mut vk::SubresourceLayout2,
+) {
+    guard("vkGetDeviceImageSubresourceLayout", (), || {
+        // SAFETY: `pInfo`, its `pCreateInfo` and `pSubresource` are valid structures and
+        // `pLayout` a valid output (the command's -parameter VUIDs); `as_ref`/`as_mut` skip null.
+        let (Some(info), Some(out)) = (unsafe { p_info.as_ref() }, unsafe { p_layout.as_mut() })
+        else {
+            return;
+        };
+        // SAFETY: `pCreateInfo` and `pSubresource` of a valid `VkDeviceImageSubresourceInfo`
+        // point to valid structures (VUID-VkDeviceImageSubresourceInfo-pCreateInfo-parameter,
+        // -pSubresource-parameter); `as_ref` skips null.
+        let (Some(create), Some(sub)) = (unsafe { info.p_create_info.as_ref() }, unsafe {
+            info.p_subresource.as_ref()
+        }) else {
+            return;
+        };
+        let s = sub.image_subresource;
+        out.subresource_layout =
+            linear_layout(&describe(create)).subresource(s.aspect_mask, s.mip_level, s.array_layer);
+    });
+}
+
+/// [`vkTransitionImageLayout`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkTransitionImageLayout.html):
+/// a kit image's memory is one linear layout whatever its `VkImageLayout`, so a host
+/// transition has nothing to change.
+#[cfg(vk_1_4)]
+unsafe extern "system" fn transition_image_layout(
+    _device: vk::Device,
+    _transition_count: u32,
+    _p_transitions: *const vk::HostImageLayoutTransitionInfo,
+) -> vk::Result {
+    vk::Result::SUCCESS
+}
+
 /// A `VkImageView` of the kit: what it views.
 pub struct ImageView {
     pub image: vk::Image,
@@ -534,6 +576,10 @@ pub(super) fn entries<D: Kit>() -> EntryTable {
         get_image_subresource_layout: Some(get_image_subresource_layout),
         #[cfg(vk_1_4)]
         get_image_subresource_layout2: Some(get_image_subresource_layout2),
+        #[cfg(vk_1_4)]
+        get_device_image_subresource_layout: Some(get_device_image_subresource_layout),
+        #[cfg(vk_1_4)]
+        transition_image_layout: Some(transition_image_layout),
         create_image_view: Some(create_image_view),
         destroy_image_view: Some(destroy_image_view),
         create_sampler: Some(create_sampler),

@@ -447,6 +447,24 @@ unsafe extern "system" fn get_device_memory_commitment(
     });
 }
 
+/// [`vkGetDeviceGroupPeerMemoryFeatures`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceGroupPeerMemoryFeatures.html):
+/// a kit device is a group of one, whose memory is host memory every "peer" reaches alike, so
+/// every access (Mesa's drivers answer the same for their single-device groups).
+unsafe extern "system" fn get_device_group_peer_memory_features(
+    _device: vk::Device,
+    _heap_index: u32,
+    _local_device_index: u32,
+    _remote_device_index: u32,
+    p_features: *mut vk::PeerMemoryFeatureFlags,
+) {
+    use vk::PeerMemoryFeatureFlags as F;
+    // SAFETY: `pPeerMemoryFeatures` is valid for a write
+    // (VUID-vkGetDeviceGroupPeerMemoryFeatures-pPeerMemoryFeatures-parameter); null is skipped.
+    if let Some(out) = unsafe { p_features.as_mut() } {
+        *out = F::COPY_SRC | F::COPY_DST | F::GENERIC_SRC | F::GENERIC_DST;
+    }
+}
+
 /// [`vkGetDeviceMemoryOpaqueCaptureAddress`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkGetDeviceMemoryOpaqueCaptureAddress.html):
 /// no capture/replay addresses (`bufferDeviceAddressCaptureReplay` stays off).
 unsafe extern "system" fn get_device_memory_opaque_capture_address(
@@ -469,6 +487,7 @@ pub(super) fn entries<D: Kit>() -> EntryTable {
         flush_mapped_memory_ranges: Some(flush_ranges),
         invalidate_mapped_memory_ranges: Some(flush_ranges),
         get_device_memory_commitment: Some(get_device_memory_commitment),
+        get_device_group_peer_memory_features: Some(get_device_group_peer_memory_features),
         get_device_memory_opaque_capture_address: Some(get_device_memory_opaque_capture_address),
         ..EntryTable::EMPTY
     }

@@ -45,5 +45,12 @@ pub fn entries<D: Kit>() -> EntryTable {
     if !D::SHADER_OBJECTS {
         return EntryTable::EMPTY;
     }
+    bring_up_entries::<D>()
+}
+
+/// The component's table whatever [`Kit::SHADER_OBJECTS`] says: the shader modules and
+/// pipeline caches of the null driver's bring-up table ([`super::null::bring_up_entries`]);
+/// caches carry `D`'s physical device's `pipelineCacheUUID`.
+pub fn bring_up_entries<D: Kit>() -> EntryTable {
     module::entries().or(&cache::entries::<D>())
 }
