@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use ash::vk;
 use vkgen_tests::env::in_child;
 use vkgen_tests::validation::{app_layer_dir, VALIDATION_LAYER};
-use vkgen_tests::{paths, require};
+use vkgen_tests::{compute, paths, require};
 use wsi_support::{check_triangle_frame, hal_env, render_triangle_frames, window, Wsi};
 
 type Collected = Mutex<Vec<String>>;
@@ -84,22 +84,7 @@ fn triangle_under_validation(test: &str, driver: &str, pixels: bool) {
         )
         .expect("instance and device with the validation layer");
         let debug = ash::ext::debug_utils::Instance::new(&wsi.entry, &wsi.instance);
-        let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-            .message_severity(
-                vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
-                    | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
-            )
-            .message_type(
-                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-            )
-            .pfn_user_callback(Some(collect))
-            .user_data(
-                std::ptr::from_ref::<Collected>(&*collected)
-                    .cast_mut()
-                    .cast(),
-            );
+        let info = messenger_info(&collected);
         // SAFETY: the instance enables VK_EXT_debug_utils; `collected` outlives the messenger.
         let messenger = unsafe { debug.create_debug_utils_messenger(&info, None) }.unwrap();
         let win = window(96, 64);
@@ -139,23 +124,83 @@ fn triangle_under_validation(test: &str, driver: &str, pixels: bool) {
         drop(wsi);
         let mut messages = messages;
         messages.extend(take());
-        for m in &messages {
-            println!("{m}");
-        }
-        let errors: Vec<&String> = messages.iter().filter(|m| m.starts_with("ERROR")).collect();
-        assert!(
-            errors.is_empty(),
-            "{} validation errors:\n{}",
-            errors.len(),
-            errors
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-        println!(
-            "validation layer on {driver}: 8 frames, 0 errors, {} warnings",
-            messages.len()
-        );
+        assert_no_errors(&messages, &format!("{driver}: 8 frames"));
     });
+}
+
+/// A messenger create info for ERROR and WARNING messages of every type into `collected`.
+fn messenger_info(collected: &Collected) -> vk::DebugUtilsMessengerCreateInfoEXT<'_> {
+    vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(
+            vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+        )
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(collect))
+        .user_data(std::ptr::from_ref(collected).cast_mut().cast())
+}
+
+/// Prints every collected message and fails on any ERROR one.
+fn assert_no_errors(messages: &[String], what: &str) {
+    for m in messages {
+        println!("{m}");
+    }
+    let errors: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.starts_with("ERROR"))
+        .map(String::as_str)
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what}: {} validation errors:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
+    println!(
+        "validation layer, {what}: 0 errors, {} warnings",
+        messages.len()
+    );
+}
+
+/// The project's ash compute client (`fill.comp`: a storage buffer, a descriptor set, a
+/// compute pipeline, a dispatch, a fence) on the null driver's kit objects, with the
+/// validation layer on: every call succeeds and the layer reports no error. (The null engine
+/// executes nothing, so the buffer's contents are not checked.)
+#[test]
+fn validation_layer_reports_no_error_on_the_fill_compute_on_the_null_driver() {
+    let loader = require(paths::loader_under_test());
+    let layers = require(app_layer_dir());
+    let (env, _root) = hal_env("null", "");
+    let env = env.set("VKGEN_APP_LAYER_PATH", layers.path());
+    in_child(
+        "validation_layer_reports_no_error_on_the_fill_compute_on_the_null_driver",
+        &env,
+        || {
+            let collected: Box<Collected> = Box::new(Mutex::new(Vec::new()));
+            let entry = compute::load_entry(&loader).unwrap();
+            let instance = compute::create_instance(
+                &entry,
+                &[VALIDATION_LAYER],
+                &[ash::ext::debug_utils::NAME],
+            )
+            .expect("an instance with the validation layer");
+            let debug = ash::ext::debug_utils::Instance::new(&entry, instance.raw());
+            // SAFETY: the instance enables VK_EXT_debug_utils; `collected` outlives the messenger.
+            let messenger =
+                unsafe { debug.create_debug_utils_messenger(&messenger_info(&collected), None) }
+                    .unwrap();
+            let (pd, _) = compute::pick_compute_device(instance.raw()).unwrap();
+            let got = compute::run_fill_compute_on(instance.raw(), pd, 4096, 3).unwrap();
+            assert_eq!(got.len(), 4096);
+            // SAFETY: created above, destroyed once before the instance.
+            unsafe { debug.destroy_debug_utils_messenger(messenger, None) };
+            drop(instance);
+            let messages = std::mem::take(&mut *collected.lock().unwrap());
+            assert_no_errors(&messages, "null: fill compute");
+        },
+    );
 }
