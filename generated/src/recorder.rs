@@ -1423,7 +1423,7 @@ pub enum Cmd {
 impl Cmd {
     /// The (canonical) command this record is of.
     pub fn id(&self) -> CommandId {
-        match self {
+        match *self {
             Cmd::BindPipeline { .. } => CommandId(103),
             Cmd::SetPrimitiveRestartIndexEXT { .. } => CommandId(104),
             Cmd::SetAttachmentFeedbackLoopEnableEXT { .. } => CommandId(105),

@@ -430,7 +430,7 @@ fn write_records(cx: &Ctx, commands: &[&Command], out: &mut String) {
     out.push_str("}\n");
     let index = cx.command_index();
     out.push_str(
-        "\nimpl Cmd {\n    /// The (canonical) command this record is of.\n    pub fn id(&self) -> CommandId {\n        match self {\n",
+        "\nimpl Cmd {\n    /// The (canonical) command this record is of.\n    pub fn id(&self) -> CommandId {\n        match *self {\n",
     );
     for cmd in commands {
         let pat = match record_fields(cx, cmd).is_empty() {
