@@ -226,6 +226,75 @@ unsafe fn build_compute(
     })
 }
 
+/// A pipeline create info: what the shared body of the create commands reads of it.
+trait PipelineCreateInfo {
+    fn p_next(&self) -> *const std::ffi::c_void;
+    fn flags(&self) -> vk::PipelineCreateFlags;
+}
+
+impl PipelineCreateInfo for vk::ComputePipelineCreateInfo<'_> {
+    fn p_next(&self) -> *const std::ffi::c_void {
+        self.p_next
+    }
+    fn flags(&self) -> vk::PipelineCreateFlags {
+        self.flags
+    }
+}
+
+impl PipelineCreateInfo for vk::GraphicsPipelineCreateInfo<'_> {
+    fn p_next(&self) -> *const std::ffi::c_void {
+        self.p_next
+    }
+    fn flags(&self) -> vk::PipelineCreateFlags {
+        self.flags
+    }
+}
+
+/// One `Built` from a create info, its flags, the cache and the pipelines made so far.
+type BuildFn<I> =
+    unsafe fn(&I, Flags2, Option<&PipelineCache>, &[vk::Pipeline]) -> Result<Built, vk::Result>;
+
+/// The body both create commands share: the device checked, each element built with `build`
+/// (creation feedback filled, the create rules of [`create_all`]).
+///
+/// # Safety
+/// The arguments are the command's (`name`'s) valid arguments.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create_pipelines<D: Kit, I: PipelineCreateInfo>(
+    name: &'static str,
+    device: vk::Device,
+    pipeline_cache: vk::PipelineCache,
+    count: u32,
+    p_infos: *const I,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    p_pipelines: *mut vk::Pipeline,
+    build: BuildFn<I>,
+) -> vk::Result {
+    guard(name, vk::Result::ERROR_OUT_OF_HOST_MEMORY, || {
+        // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
+        let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
+            return vk_error!(
+                vk::Result::ERROR_OUT_OF_HOST_MEMORY,
+                "{name}: not a device of this driver"
+            );
+        };
+        // SAFETY: `createInfoCount` valid create infos; a null or live cache.
+        let (infos, cache) = unsafe { (slice(p_infos, count), cache_of(pipeline_cache)) };
+        // SAFETY: `pPipelines` holds `createInfoCount` handles.
+        unsafe {
+            create_all(dev, infos.len(), p_allocator, p_pipelines, |i, made| {
+                let ci = &infos[i];
+                let started = Instant::now();
+                let flags = flags2(ci.p_next(), ci.flags());
+                let built = build(ci, flags, cache, made);
+                let hits = built.as_ref().map_or(&[][..], |b| &b.hits[..]);
+                feedback(ci.p_next(), hits, started);
+                (flags, built)
+            })
+        }
+    })
+}
+
 /// [`vkCreateComputePipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateComputePipelines.html)
 pub(super) unsafe extern "system" fn create_compute_pipelines<D: Kit>(
     device: vk::Device,
@@ -235,33 +304,19 @@ pub(super) unsafe extern "system" fn create_compute_pipelines<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
-    guard(
-        "vkCreateComputePipelines",
-        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-        || {
-            // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
-            let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
-                return vk_error!(
-                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-                    "not a device of this driver"
-                );
-            };
-            // SAFETY: `createInfoCount` valid create infos; a null or live cache.
-            let (infos, cache) = unsafe { (slice(p_infos, count), cache_of(pipeline_cache)) };
-            // SAFETY: `pPipelines` holds `createInfoCount` handles.
-            unsafe {
-                create_all(dev, infos.len(), p_allocator, p_pipelines, |i, made| {
-                    let ci = &infos[i];
-                    let started = Instant::now();
-                    let flags = flags2(ci.p_next, ci.flags);
-                    let built = build_compute(ci, flags, cache, made);
-                    let hits = built.as_ref().map_or(&[][..], |b| &b.hits[..]);
-                    feedback(ci.p_next, hits, started);
-                    (flags, built)
-                })
-            }
-        },
-    )
+    // SAFETY: the command's arguments, as the application passed them.
+    unsafe {
+        create_pipelines::<D, _>(
+            "vkCreateComputePipelines",
+            device,
+            pipeline_cache,
+            count,
+            p_infos,
+            p_allocator,
+            p_pipelines,
+            build_compute,
+        )
+    }
 }
 
 /// [`vkCreateGraphicsPipelines`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateGraphicsPipelines.html)
@@ -273,31 +328,17 @@ pub(super) unsafe extern "system" fn create_graphics_pipelines<D: Kit>(
     p_allocator: *const vk::AllocationCallbacks<'_>,
     p_pipelines: *mut vk::Pipeline,
 ) -> vk::Result {
-    guard(
-        "vkCreateGraphicsPipelines",
-        vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-        || {
-            // SAFETY: the application's device handle; `from_handle` checks it is one of ours.
-            let Some(dev) = (unsafe { Device::<D>::from_handle(device) }) else {
-                return vk_error!(
-                    vk::Result::ERROR_OUT_OF_HOST_MEMORY,
-                    "not a device of this driver"
-                );
-            };
-            // SAFETY: `createInfoCount` valid create infos; a null or live cache.
-            let (infos, cache) = unsafe { (slice(p_infos, count), cache_of(pipeline_cache)) };
-            // SAFETY: `pPipelines` holds `createInfoCount` handles.
-            unsafe {
-                create_all(dev, infos.len(), p_allocator, p_pipelines, |i, made| {
-                    let ci = &infos[i];
-                    let started = Instant::now();
-                    let flags = flags2(ci.p_next, ci.flags);
-                    let built = super::graphics::build(ci, flags, cache, made);
-                    let hits = built.as_ref().map_or(&[][..], |b| &b.hits[..]);
-                    feedback(ci.p_next, hits, started);
-                    (flags, built)
-                })
-            }
-        },
-    )
+    // SAFETY: the command's arguments, as the application passed them.
+    unsafe {
+        create_pipelines::<D, _>(
+            "vkCreateGraphicsPipelines",
+            device,
+            pipeline_cache,
+            count,
+            p_infos,
+            p_allocator,
+            p_pipelines,
+            super::graphics::build,
+        )
+    }
 }
