@@ -152,6 +152,9 @@ fn standalone_manifest(
     }
     // The workspace's lints are vkgen's conventions, not the vendor's build's.
     doc.remove("lints");
+    // The copy carries a package's sources, not its benches (as the published package): a
+    // declared bench target would name a file that is not there.
+    doc.remove("bench");
     Ok(format!(
         "# Vendored by `vkgen driver` from vkgen's {krate}: rewritten on every run, do not edit.\n{doc}"
     ))

@@ -4,6 +4,9 @@
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+#[path = "../../../driver/tests/support/glsl.rs"]
+mod glsl;
+
 use std::ffi::{c_char, CStr};
 use std::path::PathBuf;
 
@@ -378,7 +381,13 @@ fn vulkan_through_the_hal() {
             .unwrap();
         let layouts = [dsl, dsl];
         let dpool = device
-            .create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(2), None)
+            .create_descriptor_pool(
+                // Freeing sets (below) needs the flag: the kit's pools follow the spec.
+                &vk::DescriptorPoolCreateInfo::default()
+                    .flags(vk::DescriptorPoolCreateFlags::FREE_DESCRIPTOR_SET)
+                    .max_sets(2),
+                None,
+            )
             .unwrap();
         let sets = device
             .allocate_descriptor_sets(
@@ -390,7 +399,12 @@ fn vulkan_through_the_hal() {
         let playout = device
             .create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default(), None)
             .unwrap();
-        let code = [0x0723_0203u32, 0x0001_0000, 0, 1, 0];
+        // The kit reflects the module: a pipeline needs a real entry point.
+        let code = glsl::compile(
+            "comp",
+            "vulkan1.0",
+            "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n",
+        );
         let module = device
             .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&code), None)
             .unwrap();
