@@ -382,8 +382,8 @@ impl<'a> Dec<'a> {
         let size = self.layouts.size(l) as usize;
         let mem = if region == REGION_WG { &mut self.wg_init } else { &mut self.arena_init };
         let off = mem.len().next_multiple_of(8);
-        if off + size > 256 << 20 {
-            return Err(Refusal::Unsupported("more than 256 MiB of shader-local memory".into()));
+        if off + size > 64 << 20 {
+            return Err(Refusal::Unsupported("more than 64 MiB of shader-local memory".into()));
         }
         mem.resize(off + size, 0);
         Ok(off)
@@ -502,8 +502,8 @@ impl<'a> Dec<'a> {
         used.sort();
         let (bindings, regions) = used.into_iter().unzip();
         let per_inv = self.template.len() + self.arena_init.len() / 8;
-        if per_inv.saturating_mul(total as usize) > 1 << 26 {
-            return Err(Refusal::Unsupported("more than 512 MiB of per-workgroup invocation state".into()));
+        if per_inv.saturating_mul(total as usize) > 1 << 25 {
+            return Err(Refusal::Unsupported("more than 256 MiB of per-workgroup invocation state".into()));
         }
         Ok(Module {
             ops: lowered.ops,
