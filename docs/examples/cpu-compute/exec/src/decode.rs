@@ -228,7 +228,7 @@ impl<'a> Dec<'a> {
     /// The value of a constant scalar id (already in the template).
     pub fn const_value(&self, id: u32) -> Result<u64, Refusal> {
         let r = self.regs.get(&id).ok_or_else(|| bad(format!("%{id} is not a constant")))?;
-        Ok(self.template[*r as usize])
+        self.template.get(*r as usize).copied().ok_or_else(|| bad(format!("%{id} is not a scalar constant")))
     }
 
     fn module_inst(&mut self, code: u16, ops: &[u32]) -> Result<(), Refusal> {

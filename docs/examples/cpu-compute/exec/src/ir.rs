@@ -23,13 +23,12 @@ pub struct Flat {
 }
 
 /// A control-flow edge: the target pc and the OpPhi parallel copies (dst, src, count) it implies.
+/// While lowering, `pc` holds the target label and `from` the source label (fixup resolves both).
 #[derive(Clone, Debug, Default)]
 pub struct Edge {
     pub pc: u32,
-    pub copies: Box<[(Reg, Reg, u32)]>,
-    /// Lowering-time only: the source and target labels, resolved into pc/copies at fixup.
     pub from: u32,
-    pub to: u32,
+    pub copies: Box<[(Reg, Reg, u32)]>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

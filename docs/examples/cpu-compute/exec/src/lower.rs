@@ -9,7 +9,7 @@ use crate::ir::{Edge, Op, Reg};
 use crate::layout::{reg_count, scalar_of, Layout, Scalar, Ty};
 use crate::Refusal;
 use spirv::Op as S;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub struct Lowered {
     pub ops: Vec<Op>,
@@ -27,6 +27,27 @@ pub struct Fn {
     func_pc: HashMap<u32, u32>,
     params: HashMap<u32, Vec<(Reg, u32)>>,
     calls: Vec<(usize, u32, u32)>,
+    /// Function variables only ever loaded and stored whole: they live in registers.
+    promotable: HashSet<u32>,
+    promoted: HashMap<u32, (Reg, u32)>,
+}
+
+/// Function-storage variables whose id appears only as the pointer of OpLoad/OpStore (never in
+/// an access chain, call, phi or copy): glslang's unoptimised output keeps every local in one,
+/// and a register copy is far cheaper than a bounds-checked memory access.
+fn promotable(insts: &[(u16, &[u32])]) -> HashSet<u32> {
+    let (mut cands, mut escaped) = (HashSet::new(), HashSet::new());
+    for &(code, ops) in insts {
+        match S::from_u32(code as u32) {
+            Some(S::Variable) if ops.len() >= 3 => drop(cands.insert(ops[1])),
+            Some(S::Load) => {}
+            Some(S::Store) => drop(ops.get(1).map(|v| escaped.insert(*v))),
+            Some(S::Line | S::NoLine) => {}
+            _ => escaped.extend(ops.iter().filter(|w| cands.contains(*w)).copied()),
+        }
+    }
+    cands.retain(|v| !escaped.contains(v));
+    cands
 }
 
 /// Types, constants and OpUndef outside functions.
@@ -89,6 +110,9 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
         }
         S::TypeFunction => drop(d.types.insert(word(ops, 0)?, Ty::Function)),
         S::ConstantTrue | S::ConstantFalse | S::SpecConstantTrue | S::SpecConstantFalse => {
+            if !matches!(d.types.get(&word(ops, 0)?), Some(Ty::Scalar(Scalar::Bool))) {
+                return Err(bad("boolean constant of a non-boolean type"));
+            }
             let r = d.alloc(word(ops, 1)?, word(ops, 0)?)?;
             let mut v = matches!(op, S::ConstantTrue | S::SpecConstantTrue) as u64;
             if let Some(bytes) = spec_bytes(d, word(ops, 1)?, matches!(op, S::SpecConstantTrue | S::SpecConstantFalse)) {
@@ -175,6 +199,7 @@ fn spec_constant_op(d: &mut Dec, ops: &[u32]) -> Result<(), Refusal> {
 /// Lowers every function; returns the op array with labels and calls resolved.
 pub fn lower_functions(d: &mut Dec, insts: &[(u16, &[u32])]) -> Result<Lowered, Refusal> {
     let mut f = Fn::default();
+    f.promotable = promotable(insts);
     let mut ret_tys: HashMap<u32, u32> = HashMap::new();
     for &(code, ops) in insts {
         let op = S::from_u32(code as u32).ok_or_else(|| Refusal::Instruction(op_name(code)))?;
@@ -208,7 +233,7 @@ pub fn lower_functions(d: &mut Dec, insts: &[(u16, &[u32])]) -> Result<Lowered, 
 }
 
 fn edge(f: &Fn, to: u32) -> Edge {
-    Edge { pc: 0, copies: Box::new([]), from: f.cur_label, to }
+    Edge { pc: to, from: f.cur_label, copies: Box::new([]) }
 }
 
 fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Refusal> {
@@ -283,6 +308,13 @@ fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Re
         S::Store => {
             let (p, v) = (word(ops, 0)?, word(ops, 1)?);
             let (ptr, src) = (d.reg(p)?, d.reg(v)?);
+            if let Some(&(dst, n)) = f.promoted.get(&p) {
+                if n != reg_count(&d.types, d.type_of(v)?, 0)? {
+                    return Err(bad("OpStore type does not match its variable"));
+                }
+                f.ops.push(Op::Copy { dst, src, n });
+                return Ok(());
+            }
             let op = store_op(d, p, ptr, src)?;
             f.ops.push(op);
         }
@@ -316,6 +348,16 @@ fn function_variable(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal
         _ => return Err(bad("OpVariable type")),
     };
     let r = d.alloc(id, pty)?;
+    if f.promotable.contains(&id) {
+        let n = reg_count(&d.types, pointee, 0)?;
+        let st = d.const_regs(&vec![0; n as usize]);
+        f.promoted.insert(id, (st, n));
+        if let Some(&init) = ops.get(3) {
+            let src = d.reg(init)?;
+            f.ops.push(Op::Copy { dst: st, src, n });
+        }
+        return Ok(());
+    }
     let off = d.reserve(pointee, REGION_ARENA)?;
     d.template[r as usize] = REGION_ARENA << 40 | off as u64;
     d.consts.insert(id);
@@ -343,6 +385,13 @@ fn load(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     }
     let ptr = d.reg(p)?;
     let dst = d.alloc(id, ty)?;
+    if let Some(&(src, n)) = f.promoted.get(&p) {
+        if n != reg_count(&d.types, ty, 0)? {
+            return Err(bad("OpLoad type does not match its variable"));
+        }
+        f.ops.push(Op::Copy { dst, src, n });
+        return Ok(());
+    }
     let flat = flat_of(d, p)?;
     if flat.len() as u32 != reg_count(&d.types, ty, 0)? {
         return Err(bad("OpLoad type does not match its pointer"));
@@ -369,6 +418,9 @@ fn scalar_layout(d: &mut Dec, s: Scalar) -> usize {
 
 fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     let (ty, id, base_id) = (word(ops, 0)?, word(ops, 1)?, word(ops, 2)?);
+    if !matches!(d.types.get(&ty), Some(Ty::Pointer { .. })) {
+        return Err(bad("OpAccessChain result is not a pointer"));
+    }
     let mut l = *d.ptr_layout.get(&base_id).ok_or_else(|| bad("OpAccessChain base is not a pointer"))?;
     let base = d.reg(base_id)?;
     let mut idx = &ops[3..];
@@ -442,8 +494,9 @@ fn array_length(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
 }
 
 fn resolve(e: &mut Edge, label_pc: &HashMap<u32, u32>, phi: &HashMap<(u32, u32), Vec<(Reg, Reg, u32)>>) -> Result<(), Refusal> {
-    e.pc = *label_pc.get(&e.to).ok_or_else(|| bad(format!("branch to unknown label %{}", e.to)))?;
-    if let Some(c) = phi.get(&(e.from, e.to)) {
+    let to = e.pc;
+    e.pc = *label_pc.get(&to).ok_or_else(|| bad(format!("branch to unknown label %{to}")))?;
+    if let Some(c) = phi.get(&(e.from, to)) {
         e.copies = c.clone().into();
     }
     Ok(())

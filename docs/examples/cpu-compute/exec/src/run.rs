@@ -34,6 +34,10 @@ pub struct Inv {
 #[inline]
 fn alu(op: crate::alu::AluOp, w: u8, w2: u8, n: u16, splat: u8, dst: Reg, a: &[Reg; 4], r: &mut [u64]) {
     let d = dst as usize;
+    if n == 1 {
+        r[d] = eval(op, w, w2, r[a[0] as usize], r[a[1] as usize], r[a[2] as usize], r[a[3] as usize]);
+        return;
+    }
     for i in 0..n as usize {
         let arg = |k: usize| r[a[k] as usize + if splat >> k & 1 == 1 { 0 } else { i }];
         let v = eval(op, w, w2, arg(0), arg(1), arg(2), arg(3));
@@ -85,6 +89,7 @@ fn carry(op: CarryOp, w: u8, n: u16, dst: Reg, a: Reg, b: Reg, r: &mut [u64]) {
 pub fn value_op(op: &Op, r: &mut [u64]) -> bool {
     match op {
         Op::Alu { op, w, w2, n, splat, dst, a } => alu(*op, *w, *w2, *n, *splat, *dst, a, r),
+        Op::Copy { dst, src, n: 1 } => r[*dst as usize] = r[*src as usize],
         Op::Copy { dst, src, n } => {
             let (s, d) = (*src as usize, *dst as usize);
             r.copy_within(s..s + *n as usize, d);
