@@ -258,7 +258,11 @@ fn eval_int(op: AluOp, w: u8, w2: u8, a: u64, bb: u64, c: u64, d: u64) -> u64 {
         SMod => {
             let (x, y) = (sext(a, w), sext(bb, w));
             let r = x.checked_rem(y).unwrap_or(0);
-            let r = if r != 0 && ((r < 0) != (y < 0)) { r.wrapping_add(y) } else { r };
+            let r = if r != 0 && ((r < 0) != (y < 0)) {
+                r.wrapping_add(y)
+            } else {
+                r
+            };
             mask(r as u64, w)
         }
         Shl => mask(a << sh(bb), w),
@@ -272,7 +276,11 @@ fn eval_int(op: AluOp, w: u8, w2: u8, a: u64, bb: u64, c: u64, d: u64) -> u64 {
         BitCount => a.count_ones() as u64,
         BfInsert => {
             let (off, cnt) = (bb_min(c, w), bb_min(d, w));
-            let m = if cnt >= 64 { !0 } else { ((1u64 << cnt) - 1) << off };
+            let m = if cnt >= 64 {
+                !0
+            } else {
+                ((1u64 << cnt) - 1) << off
+            };
             mask((a & !m) | ((bb << off) & m), w)
         }
         BfSExtract | BfUExtract => {
@@ -281,7 +289,11 @@ fn eval_int(op: AluOp, w: u8, w2: u8, a: u64, bb: u64, c: u64, d: u64) -> u64 {
                 return 0;
             }
             let v = a >> off;
-            let v = if cnt >= 64 { v } else { v & ((1u64 << cnt) - 1) };
+            let v = if cnt >= 64 {
+                v
+            } else {
+                v & ((1u64 << cnt) - 1)
+            };
             if op == BfSExtract {
                 mask(sext(v, cnt as u8) as u64, w)
             } else {
@@ -339,7 +351,11 @@ fn eval_int(op: AluOp, w: u8, w2: u8, a: u64, bb: u64, c: u64, d: u64) -> u64 {
         FToS => {
             let x = tof(a, w);
             let hi = (mask(!0, w2) >> 1) as i64;
-            let v = if x.is_nan() { 0 } else { (x as i64).clamp(-hi - 1, hi) };
+            let v = if x.is_nan() {
+                0
+            } else {
+                (x as i64).clamp(-hi - 1, hi)
+            };
             mask(v as u64, w2)
         }
         SToF => int_to_float(sext(a, w) as f64, sext(a, w) as f32, w2),
@@ -387,10 +403,10 @@ fn eval_float(op: AluOp, w: u8, w2: u8, a: u64, bb: u64, c: u64) -> u64 {
         FOrdGe => return cmp(x >= y),
         FUnordEq => return cmp(x.is_nan() || y.is_nan() || x == y),
         FUnordNe => return cmp(x != y),
-        FUnordLt => return cmp(!(x >= y)),
-        FUnordGt => return cmp(!(x <= y)),
-        FUnordLe => return cmp(!(x > y)),
-        FUnordGe => return cmp(!(x < y)),
+        FUnordLt => return cmp(x.is_nan() || y.is_nan() || x < y),
+        FUnordGt => return cmp(x.is_nan() || y.is_nan() || x > y),
+        FUnordLe => return cmp(x.is_nan() || y.is_nan() || x <= y),
+        FUnordGe => return cmp(x.is_nan() || y.is_nan() || x >= y),
         IsNan => return cmp(x.is_nan()),
         IsInf => return cmp(x.is_infinite()),
         Round => x.round(),
@@ -466,7 +482,16 @@ mod tests {
 
     #[test]
     fn half_round_trip() {
-        for v in [0.0f32, 1.0, -2.5, 65504.0, 2f32.powi(-14), 2f32.powi(-24), 3.0 * 2f32.powi(-20), f32::INFINITY] {
+        for v in [
+            0.0f32,
+            1.0,
+            -2.5,
+            65504.0,
+            2f32.powi(-14),
+            2f32.powi(-24),
+            3.0 * 2f32.powi(-20),
+            f32::INFINITY,
+        ] {
             assert_eq!(f16_to_f32(f32_to_f16(v)), v, "{v}");
         }
         assert!(f16_to_f32(f32_to_f16(f32::NAN)).is_nan());
@@ -475,16 +500,31 @@ mod tests {
 
     #[test]
     fn integer_edges() {
-        assert_eq!(eval(AluOp::SDiv, 32, 32, 0x8000_0000, 0xffff_ffff, 0, 0), 0x8000_0000);
+        assert_eq!(
+            eval(AluOp::SDiv, 32, 32, 0x8000_0000, 0xffff_ffff, 0, 0),
+            0x8000_0000
+        );
         assert_eq!(eval(AluOp::UDiv, 32, 32, 5, 0, 0, 0), 0);
-        assert_eq!(eval(AluOp::SMod, 32, 32, mask(-7i64 as u64, 32), 3, 0, 0), 2);
-        assert_eq!(eval(AluOp::SRem, 32, 32, mask(-7i64 as u64, 32), 3, 0, 0), mask(-1i64 as u64, 32));
+        assert_eq!(
+            eval(AluOp::SMod, 32, 32, mask(-7i64 as u64, 32), 3, 0, 0),
+            2
+        );
+        assert_eq!(
+            eval(AluOp::SRem, 32, 32, mask(-7i64 as u64, 32), 3, 0, 0),
+            mask(-1i64 as u64, 32)
+        );
         assert_eq!(eval(AluOp::FindUMsb, 32, 32, 0x10, 0, 0, 0), 4);
-        assert_eq!(eval(AluOp::FindSMsb, 32, 32, 0xffff_ffff, 0, 0, 0), 0xffff_ffff);
+        assert_eq!(
+            eval(AluOp::FindSMsb, 32, 32, 0xffff_ffff, 0, 0, 0),
+            0xffff_ffff
+        );
         assert_eq!(eval(AluOp::BitReverse, 32, 32, 1, 0, 0, 0), 0x8000_0000);
         assert_eq!(eval(AluOp::BfUExtract, 32, 32, 0xabcd, 4, 8, 0), 0xbc);
         assert_eq!(eval(AluOp::BfSExtract, 32, 32, 0xf0, 4, 4, 0), 0xffff_ffff);
         assert_eq!(eval(AluOp::BfInsert, 32, 32, 0xffff, 0, 4, 8), 0xf00f);
-        assert_eq!(eval(AluOp::FToS, 32, 32, (-3.7f32).to_bits() as u64, 0, 0, 0), mask(-3i64 as u64, 32));
+        assert_eq!(
+            eval(AluOp::FToS, 32, 32, (-3.7f32).to_bits() as u64, 0, 0, 0),
+            mask(-3i64 as u64, 32)
+        );
     }
 }

@@ -143,7 +143,11 @@ pub fn op_name(code: u16) -> String {
 }
 
 /// Decodes `insts` into the executable module for `entry`.
-pub fn decode(insts: &[(u16, &[u32])], entry: &str, spec: &[(u32, Vec<u8>)]) -> Result<Module, Refusal> {
+pub fn decode(
+    insts: &[(u16, &[u32])],
+    entry: &str,
+    spec: &[(u32, Vec<u8>)],
+) -> Result<Module, Refusal> {
     let mut d = Dec::new(spec, entry);
     let mut i = 0;
     while i < insts.len() && insts[i].0 != Op::Function as u16 {
@@ -151,7 +155,9 @@ pub fn decode(insts: &[(u16, &[u32])], entry: &str, spec: &[(u32, Vec<u8>)]) -> 
         d.module_inst(code, ops)?;
         i += 1;
     }
-    let entry_fn = d.entry_fn.ok_or_else(|| Refusal::NoEntryPoint(entry.to_string()))?;
+    let entry_fn = d
+        .entry_fn
+        .ok_or_else(|| Refusal::NoEntryPoint(entry.to_string()))?;
     let lowered = crate::lower::lower_functions(&mut d, &insts[i..])?;
     d.finish(entry_fn, lowered)
 }
@@ -211,11 +217,17 @@ impl<'a> Dec<'a> {
     /// The register of an already defined id.
     pub fn reg(&mut self, id: u32) -> Result<Reg, Refusal> {
         self.used.insert(id);
-        self.regs.get(&id).copied().ok_or_else(|| bad(format!("%{id} used before its definition")))
+        self.regs
+            .get(&id)
+            .copied()
+            .ok_or_else(|| bad(format!("%{id} used before its definition")))
     }
 
     pub fn type_of(&self, id: u32) -> Result<u32, Refusal> {
-        self.id_ty.get(&id).copied().ok_or_else(|| bad(format!("%{id} has no type")))
+        self.id_ty
+            .get(&id)
+            .copied()
+            .ok_or_else(|| bad(format!("%{id} has no type")))
     }
 
     /// Fresh template registers holding `vals` (constants the lowering invents, e.g. 1).
@@ -227,8 +239,14 @@ impl<'a> Dec<'a> {
 
     /// The value of a constant scalar id (already in the template).
     pub fn const_value(&self, id: u32) -> Result<u64, Refusal> {
-        let r = self.regs.get(&id).ok_or_else(|| bad(format!("%{id} is not a constant")))?;
-        self.template.get(*r as usize).copied().ok_or_else(|| bad(format!("%{id} is not a scalar constant")))
+        let r = self
+            .regs
+            .get(&id)
+            .ok_or_else(|| bad(format!("%{id} is not a constant")))?;
+        self.template
+            .get(*r as usize)
+            .copied()
+            .ok_or_else(|| bad(format!("%{id} is not a scalar constant")))
     }
 
     fn module_inst(&mut self, code: u16, ops: &[u32]) -> Result<(), Refusal> {
@@ -236,7 +254,8 @@ impl<'a> Dec<'a> {
         match op {
             Op::Capability => {
                 let c = word(ops, 0)?;
-                let cap = Capability::from_u32(c).ok_or_else(|| Refusal::Capability(format!("{c}")))?;
+                let cap =
+                    Capability::from_u32(c).ok_or_else(|| Refusal::Capability(format!("{c}")))?;
                 if !SUPPORTED_CAPABILITIES.contains(&cap) {
                     return Err(Refusal::Capability(format!("{cap:?}")));
                 }
@@ -254,16 +273,22 @@ impl<'a> Dec<'a> {
                 } else if name.starts_with("NonSemantic.") {
                     self.ignored_sets.insert(word(ops, 0)?);
                 } else {
-                    return Err(Refusal::Unsupported(format!("extended instruction set {name}")));
+                    return Err(Refusal::Unsupported(format!(
+                        "extended instruction set {name}"
+                    )));
                 }
             }
             Op::MemoryModel => {
                 if word(ops, 0)? != spirv::AddressingModel::Logical as u32 {
-                    return Err(Refusal::Unsupported("addressing model other than Logical".into()));
+                    return Err(Refusal::Unsupported(
+                        "addressing model other than Logical".into(),
+                    ));
                 }
             }
             Op::EntryPoint => self.entry_point(ops)?,
-            Op::ExecutionMode | Op::ExecutionModeId => self.execution_mode(ops, op == Op::ExecutionModeId)?,
+            Op::ExecutionMode | Op::ExecutionModeId => {
+                self.execution_mode(ops, op == Op::ExecutionModeId)?
+            }
             Op::Source
             | Op::SourceContinued
             | Op::SourceExtension
@@ -300,9 +325,18 @@ impl<'a> Dec<'a> {
         let mode = word(ops, 1)?;
         use spirv::ExecutionMode as M;
         match M::from_u32(mode) {
-            Some(M::LocalSize) if !ids => self.local_size = [word(ops, 2)?, word(ops, 3)?, word(ops, 4)?],
-            Some(M::LocalSizeId) if ids => self.local_size_id = Some([word(ops, 2)?, word(ops, 3)?, word(ops, 4)?]),
-            Some(M::LocalSizeHint | M::SignedZeroInfNanPreserve | M::DenormPreserve | M::RoundingModeRTE) => {}
+            Some(M::LocalSize) if !ids => {
+                self.local_size = [word(ops, 2)?, word(ops, 3)?, word(ops, 4)?]
+            }
+            Some(M::LocalSizeId) if ids => {
+                self.local_size_id = Some([word(ops, 2)?, word(ops, 3)?, word(ops, 4)?])
+            }
+            Some(
+                M::LocalSizeHint
+                | M::SignedZeroInfNanPreserve
+                | M::DenormPreserve
+                | M::RoundingModeRTE,
+            ) => {}
             Some(m) => return Err(Refusal::Unsupported(format!("execution mode {m:?}"))),
             None => return Err(Refusal::Unsupported(format!("execution mode {mode}"))),
         }
@@ -316,13 +350,22 @@ impl<'a> Dec<'a> {
         match Decoration::from_u32(dec) {
             Some(Decoration::BuiltIn) => {
                 let b = need(arg)?;
-                let b = BuiltIn::from_u32(b).ok_or_else(|| Refusal::Unsupported(format!("built-in {b}")))?;
+                let b = BuiltIn::from_u32(b)
+                    .ok_or_else(|| Refusal::Unsupported(format!("built-in {b}")))?;
                 self.builtin.insert(id, b);
             }
-            Some(Decoration::DescriptorSet) => drop(self.set.insert(id, need(arg)?)),
-            Some(Decoration::Binding) => drop(self.binding.insert(id, need(arg)?)),
-            Some(Decoration::SpecId) => drop(self.spec_id.insert(id, need(arg)?)),
-            Some(Decoration::ArrayStride) => drop(self.dec.array_stride.insert(id, need(arg)?)),
+            Some(Decoration::DescriptorSet) => {
+                self.set.insert(id, need(arg)?);
+            }
+            Some(Decoration::Binding) => {
+                self.binding.insert(id, need(arg)?);
+            }
+            Some(Decoration::SpecId) => {
+                self.spec_id.insert(id, need(arg)?);
+            }
+            Some(Decoration::ArrayStride) => {
+                self.dec.array_stride.insert(id, need(arg)?);
+            }
             Some(Decoration::BufferBlock | Decoration::Block) => {}
             Some(_) => {}
             None => return Err(Refusal::Unsupported(format!("decoration {dec}"))),
@@ -334,10 +377,18 @@ impl<'a> Dec<'a> {
         let key = (word(ops, 0)?, word(ops, 1)?);
         let dec = word(ops, 2)?;
         match Decoration::from_u32(dec) {
-            Some(Decoration::Offset) => drop(self.dec.offset.insert(key, word(ops, 3)?)),
-            Some(Decoration::MatrixStride) => drop(self.dec.matrix_stride.insert(key, word(ops, 3)?)),
-            Some(Decoration::RowMajor) => drop(self.dec.row_major.insert(key, true)),
-            Some(Decoration::ColMajor) => drop(self.dec.row_major.insert(key, false)),
+            Some(Decoration::Offset) => {
+                self.dec.offset.insert(key, word(ops, 3)?);
+            }
+            Some(Decoration::MatrixStride) => {
+                self.dec.matrix_stride.insert(key, word(ops, 3)?);
+            }
+            Some(Decoration::RowMajor) => {
+                self.dec.row_major.insert(key, true);
+            }
+            Some(Decoration::ColMajor) => {
+                self.dec.row_major.insert(key, false);
+            }
             Some(Decoration::BuiltIn) => {
                 return Err(Refusal::Unsupported("a built-in as a struct member".into()));
             }
@@ -359,14 +410,24 @@ impl<'a> Dec<'a> {
     }
 
     /// Writes the flattened constant `init` into `mem` at `off` with the layout of `ty`.
-    pub fn write_init(&mut self, ty: u32, init: u32, off: usize, region: u64) -> Result<(), Refusal> {
+    pub fn write_init(
+        &mut self,
+        ty: u32,
+        init: u32,
+        off: usize,
+        region: u64,
+    ) -> Result<(), Refusal> {
         let l = self.layout_of(ty)?;
         let mut flat = Vec::new();
         self.layouts.flatten(l, 0, &mut flat)?;
         let src = self.reg(init)? as usize;
         for (i, f) in flat.iter().enumerate() {
             let v = self.template.get(src + i).copied().unwrap_or(0);
-            let mem = if region == REGION_WG { &mut self.wg_init } else { &mut self.arena_init };
+            let mem = if region == REGION_WG {
+                &mut self.wg_init
+            } else {
+                &mut self.arena_init
+            };
             let at = off + f.off as usize;
             let bytes = v.to_le_bytes();
             if let Some(dst) = mem.get_mut(at..at + f.size as usize) {
@@ -380,10 +441,16 @@ impl<'a> Dec<'a> {
     pub fn reserve(&mut self, ty: u32, region: u64) -> Result<usize, Refusal> {
         let l = self.layout_of(ty)?;
         let size = self.layouts.size(l) as usize;
-        let mem = if region == REGION_WG { &mut self.wg_init } else { &mut self.arena_init };
+        let mem = if region == REGION_WG {
+            &mut self.wg_init
+        } else {
+            &mut self.arena_init
+        };
         let off = mem.len().next_multiple_of(8);
         if off + size > 64 << 20 {
-            return Err(Refusal::Unsupported("more than 64 MiB of shader-local memory".into()));
+            return Err(Refusal::Unsupported(
+                "more than 64 MiB of shader-local memory".into(),
+            ));
         }
         mem.resize(off + size, 0);
         Ok(off)
@@ -396,14 +463,20 @@ impl<'a> Dec<'a> {
         let r = self.alloc(id, pty)?;
         self.consts.insert(id);
         let ptr = match sc {
-            StorageClass::StorageBuffer | StorageClass::Uniform => self.buffer_variable(id, pointee)?,
+            StorageClass::StorageBuffer | StorageClass::Uniform => {
+                self.buffer_variable(id, pointee)?
+            }
             StorageClass::PushConstant => {
                 let l = self.layout_of(pointee)?;
                 self.ptr_layout.insert(id, l);
                 REGION_PUSH << 40
             }
             StorageClass::Workgroup | StorageClass::Private => {
-                let region = if sc == StorageClass::Workgroup { REGION_WG } else { REGION_ARENA };
+                let region = if sc == StorageClass::Workgroup {
+                    REGION_WG
+                } else {
+                    REGION_ARENA
+                };
                 let off = self.reserve(pointee, region)?;
                 if let Some(init) = init {
                     self.write_init(pointee, init, off, region)?;
@@ -422,11 +495,15 @@ impl<'a> Dec<'a> {
     fn buffer_variable(&mut self, id: u32, pointee: u32) -> Result<u64, Refusal> {
         let (block, count) = match self.types.get(&pointee) {
             Some(Ty::Array { elem, len }) => (*elem, *len),
-            Some(Ty::RuntimeArray { .. }) => return Err(Refusal::Capability("RuntimeDescriptorArray".into())),
+            Some(Ty::RuntimeArray { .. }) => {
+                return Err(Refusal::Capability("RuntimeDescriptorArray".into()))
+            }
             _ => (pointee, 0),
         };
         if !matches!(self.types.get(&block), Some(Ty::Struct(_))) {
-            return Err(Refusal::Unsupported("a buffer variable that is not a block".into()));
+            return Err(Refusal::Unsupported(
+                "a buffer variable that is not a block".into(),
+            ));
         }
         let l = self.layout_of(block)?;
         self.ptr_layout.insert(id, l);
@@ -437,7 +514,9 @@ impl<'a> Dec<'a> {
         let region = self.next_region;
         self.next_region += n as u64;
         if self.next_region >= 1 << 23 {
-            return Err(Refusal::Unsupported("more than 2^23 buffer descriptors".into()));
+            return Err(Refusal::Unsupported(
+                "more than 2^23 buffer descriptors".into(),
+            ));
         }
         let set = self.set.get(&id).copied().unwrap_or(0);
         let binding = self.binding.get(&id).copied().unwrap_or(0);
@@ -448,7 +527,9 @@ impl<'a> Dec<'a> {
     }
 
     fn input_variable(&mut self, id: u32, pointee: u32) -> Result<u64, Refusal> {
-        let b = *self.builtin.get(&id).ok_or_else(|| Refusal::Unsupported("an Input variable that is not a built-in".into()))?;
+        let b = *self.builtin.get(&id).ok_or_else(|| {
+            Refusal::Unsupported("an Input variable that is not a built-in".into())
+        })?;
         let kind = match b {
             BuiltIn::GlobalInvocationId => BuiltinKind::GlobalId,
             BuiltIn::LocalInvocationId => BuiltinKind::LocalId,
@@ -460,15 +541,21 @@ impl<'a> Dec<'a> {
             BuiltIn::SubgroupLocalInvocationId => BuiltinKind::SubgroupLocalId,
             BuiltIn::SubgroupId => BuiltinKind::SubgroupId,
             BuiltIn::NumSubgroups => BuiltinKind::NumSubgroups,
-            BuiltIn::SubgroupEqMask | BuiltIn::SubgroupGeMask | BuiltIn::SubgroupLeMask => BuiltinKind::Mask(true),
+            BuiltIn::SubgroupEqMask | BuiltIn::SubgroupGeMask | BuiltIn::SubgroupLeMask => {
+                BuiltinKind::Mask(true)
+            }
             BuiltIn::SubgroupGtMask | BuiltIn::SubgroupLtMask => BuiltinKind::Mask(false),
             other => return Err(Refusal::Unsupported(format!("built-in {other:?}"))),
         };
         let l = self.layout_of(pointee)?;
         if self.layouts.size(l) > 16 {
-            return Err(Refusal::Unsupported(format!("built-in {b:?} of an unexpected type")));
+            return Err(Refusal::Unsupported(format!(
+                "built-in {b:?} of an unexpected type"
+            )));
         }
-        if let Some(Ty::Vector(Scalar::Int(64), _) | Ty::Scalar(Scalar::Int(64))) = self.types.get(&pointee) {
+        if let Some(Ty::Vector(Scalar::Int(64), _) | Ty::Scalar(Scalar::Int(64))) =
+            self.types.get(&pointee)
+        {
             return Err(Refusal::Unsupported(format!("64-bit built-in {b:?}")));
         }
         self.ptr_layout.insert(id, l);
@@ -492,9 +579,15 @@ impl<'a> Dec<'a> {
         }
         let total: u64 = self.local_size.iter().map(|&v| v as u64).product();
         if total == 0 || total > crate::SUPPORTED.max_workgroup_invocations as u64 {
-            return Err(Refusal::Unsupported(format!("workgroup size {:?}", self.local_size)));
+            return Err(Refusal::Unsupported(format!(
+                "workgroup size {:?}",
+                self.local_size
+            )));
         }
-        let entry_pc = *lowered.func_pc.get(&entry_fn).ok_or_else(|| bad("entry point function missing"))?;
+        let entry_pc = *lowered
+            .func_pc
+            .get(&entry_fn)
+            .ok_or_else(|| bad("entry point function missing"))?;
         let mut used: Vec<((u32, u32, u32), u32)> = (0..self.binding_vars.len())
             .filter(|&i| self.used.contains(&self.binding_vars[i]))
             .map(|i| (self.bindings[i], self.binding_regions[i]))
@@ -503,7 +596,9 @@ impl<'a> Dec<'a> {
         let (bindings, regions) = used.into_iter().unzip();
         let per_inv = self.template.len() + self.arena_init.len() / 8;
         if per_inv.saturating_mul(total as usize) > 1 << 25 {
-            return Err(Refusal::Unsupported("more than 256 MiB of per-workgroup invocation state".into()));
+            return Err(Refusal::Unsupported(
+                "more than 256 MiB of per-workgroup invocation state".into(),
+            ));
         }
         Ok(Module {
             ops: lowered.ops,

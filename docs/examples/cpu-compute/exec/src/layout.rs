@@ -38,21 +38,46 @@ pub enum Ty {
     Void,
     Scalar(Scalar),
     Vector(Scalar, u32),
-    Matrix { col: u32, cols: u32 },
-    Array { elem: u32, len: u32 },
-    RuntimeArray { elem: u32 },
+    Matrix {
+        col: u32,
+        cols: u32,
+    },
+    Array {
+        elem: u32,
+        len: u32,
+    },
+    RuntimeArray {
+        elem: u32,
+    },
     Struct(Vec<u32>),
-    Pointer { class: spirv::StorageClass, pointee: u32 },
+    Pointer {
+        class: spirv::StorageClass,
+        pointee: u32,
+    },
     Function,
 }
 
 #[derive(Clone, Debug)]
 pub enum Layout {
     Scalar(Scalar),
-    Vector { s: Scalar, n: u32, stride: u32 },
+    Vector {
+        s: Scalar,
+        n: u32,
+        stride: u32,
+    },
     /// Element (col c, row r) at c*col_step + r*row_step.
-    Matrix { s: Scalar, cols: u32, rows: u32, col_step: u32, row_step: u32 },
-    Array { elem: usize, len: Option<u32>, stride: u32 },
+    Matrix {
+        s: Scalar,
+        cols: u32,
+        rows: u32,
+        col_step: u32,
+        row_step: u32,
+    },
+    Array {
+        elem: usize,
+        len: Option<u32>,
+        stride: u32,
+    },
     Struct(Vec<(u32, usize)>),
 }
 
@@ -75,8 +100,10 @@ fn bad(what: &str) -> Refusal {
     Refusal::Malformed(what.to_string())
 }
 
-pub fn ty<'a>(types: &'a HashMap<u32, Ty>, id: u32) -> Result<&'a Ty, Refusal> {
-    types.get(&id).ok_or_else(|| Refusal::Malformed(format!("%{id} is not a type")))
+pub fn ty(types: &HashMap<u32, Ty>, id: u32) -> Result<&Ty, Refusal> {
+    types
+        .get(&id)
+        .ok_or_else(|| Refusal::Malformed(format!("%{id} is not a type")))
 }
 
 /// Registers a value of type `id` occupies.
@@ -90,7 +117,9 @@ pub fn reg_count(types: &HashMap<u32, Ty>, id: u32, depth: u32) -> Result<u32, R
         Ty::Vector(_, n) => *n,
         Ty::Matrix { col, cols } => reg_count(types, *col, depth + 1)?.saturating_mul(*cols),
         Ty::Array { elem, len } => reg_count(types, *elem, depth + 1)?.saturating_mul(*len),
-        Ty::RuntimeArray { .. } => return Err(Refusal::Unsupported("a runtime array as a value".into())),
+        Ty::RuntimeArray { .. } => {
+            return Err(Refusal::Unsupported("a runtime array as a value".into()))
+        }
         Ty::Struct(m) => {
             let mut t = 0u32;
             for &m in m {
@@ -100,7 +129,9 @@ pub fn reg_count(types: &HashMap<u32, Ty>, id: u32, depth: u32) -> Result<u32, R
         }
     };
     if n > 1 << 20 {
-        return Err(Refusal::Unsupported("a value of more than 2^20 scalars".into()));
+        return Err(Refusal::Unsupported(
+            "a value of more than 2^20 scalars".into(),
+        ));
     }
     Ok(n)
 }
@@ -114,7 +145,9 @@ pub fn scalar_of(types: &HashMap<u32, Ty>, id: u32) -> Result<(Scalar, u32), Ref
             let (s, rows) = scalar_of(types, *col)?;
             Ok((s, rows * cols))
         }
-        t => Err(Refusal::Malformed(format!("expected a scalar or vector type, found {t:?}"))),
+        t => Err(Refusal::Malformed(format!(
+            "expected a scalar or vector type, found {t:?}"
+        ))),
     }
 }
 
@@ -123,11 +156,19 @@ impl Layouts {
         match &self.nodes[l] {
             Layout::Scalar(s) => s.bytes() as u32,
             Layout::Vector { s, n, stride } => (n - 1) * stride + s.bytes() as u32,
-            Layout::Matrix { s, cols, rows, col_step, row_step } => {
-                (cols - 1) * col_step + (rows - 1) * row_step + s.bytes() as u32
-            }
+            Layout::Matrix {
+                s,
+                cols,
+                rows,
+                col_step,
+                row_step,
+            } => (cols - 1) * col_step + (rows - 1) * row_step + s.bytes() as u32,
             Layout::Array { len, stride, .. } => len.unwrap_or(0).saturating_mul(*stride),
-            Layout::Struct(m) => m.iter().map(|&(o, l)| o.saturating_add(self.size(l))).max().unwrap_or(0),
+            Layout::Struct(m) => m
+                .iter()
+                .map(|&(o, l)| o.saturating_add(self.size(l)))
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -149,13 +190,27 @@ impl Layouts {
         }
         let node = match ty(types, id)? {
             Ty::Scalar(s) => Layout::Scalar(*s),
-            Ty::Vector(s, n) => Layout::Vector { s: *s, n: *n, stride: s.bytes() as u32 },
+            Ty::Vector(s, n) => Layout::Vector {
+                s: *s,
+                n: *n,
+                stride: s.bytes() as u32,
+            },
             Ty::Matrix { col, cols } => {
                 let (s, rows) = scalar_of(types, *col)?;
                 let sz = s.bytes() as u32;
                 let (stride, row_major) = mat.unwrap_or((rows * sz, false));
-                let (col_step, row_step) = if row_major { (sz, stride) } else { (stride, sz) };
-                Layout::Matrix { s, cols: *cols, rows, col_step, row_step }
+                let (col_step, row_step) = if row_major {
+                    (sz, stride)
+                } else {
+                    (stride, sz)
+                };
+                Layout::Matrix {
+                    s,
+                    cols: *cols,
+                    rows,
+                    col_step,
+                    row_step,
+                }
             }
             Ty::Array { elem, len } => self.array(types, dec, id, *elem, Some(*len), mat, depth)?,
             Ty::RuntimeArray { elem } => self.array(types, dec, id, *elem, None, mat, depth)?,
@@ -164,7 +219,10 @@ impl Layouts {
                 let mut packed = 0u32;
                 for (i, &m) in members.iter().enumerate() {
                     let k = (id, i as u32);
-                    let mm = dec.matrix_stride.get(&k).map(|&s| (s, dec.row_major.get(&k).copied().unwrap_or(false)));
+                    let mm = dec
+                        .matrix_stride
+                        .get(&k)
+                        .map(|&s| (s, dec.row_major.get(&k).copied().unwrap_or(false)));
                     let l = self.of(types, dec, m, mm, depth + 1)?;
                     let off = dec.offset.get(&k).copied().unwrap_or(packed);
                     packed = off.saturating_add(self.size(l));
@@ -192,26 +250,49 @@ impl Layouts {
         depth: u32,
     ) -> Result<Layout, Refusal> {
         let e = self.of(types, dec, elem, mat, depth + 1)?;
-        let stride = dec.array_stride.get(&id).copied().unwrap_or_else(|| self.size(e));
-        Ok(Layout::Array { elem: e, len, stride })
+        let stride = dec
+            .array_stride
+            .get(&id)
+            .copied()
+            .unwrap_or_else(|| self.size(e));
+        Ok(Layout::Array {
+            elem: e,
+            len,
+            stride,
+        })
     }
 
     /// The scalars of a whole value of layout `l`, in register order.
     pub fn flatten(&self, l: usize, base: u32, out: &mut Vec<Flat>) -> Result<(), Refusal> {
         if out.len() > 1 << 20 {
-            return Err(Refusal::Unsupported("a load or store of more than 2^20 scalars".into()));
+            return Err(Refusal::Unsupported(
+                "a load or store of more than 2^20 scalars".into(),
+            ));
         }
-        let sc = |s: Scalar, off: u32| Flat { off, size: s.bytes(), boolean: s == Scalar::Bool };
+        let sc = |s: Scalar, off: u32| Flat {
+            off,
+            size: s.bytes(),
+            boolean: s == Scalar::Bool,
+        };
         match &self.nodes[l] {
             Layout::Scalar(s) => out.push(sc(*s, base)),
-            Layout::Vector { s, n, stride } => out.extend((0..*n).map(|i| sc(*s, base + i * stride))),
-            Layout::Matrix { s, cols, rows, col_step, row_step } => {
+            Layout::Vector { s, n, stride } => {
+                out.extend((0..*n).map(|i| sc(*s, base + i * stride)))
+            }
+            Layout::Matrix {
+                s,
+                cols,
+                rows,
+                col_step,
+                row_step,
+            } => {
                 for c in 0..*cols {
                     out.extend((0..*rows).map(|r| sc(*s, base + c * col_step + r * row_step)));
                 }
             }
             Layout::Array { elem, len, stride } => {
-                let len = len.ok_or_else(|| Refusal::Unsupported("loading a whole runtime array".into()))?;
+                let len = len
+                    .ok_or_else(|| Refusal::Unsupported("loading a whole runtime array".into()))?;
                 for i in 0..len {
                     self.flatten(*elem, base.saturating_add(i.saturating_mul(*stride)), out)?;
                 }

@@ -223,6 +223,23 @@ impl Program {
     }
 }
 
+/// The decoded ops, one per line (for debugging a pipeline).
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "Program {{ local_size: {:?}, registers: {}, entry: {} }}",
+            self.ir.local_size,
+            self.ir.template.len(),
+            self.ir.entry_pc
+        )?;
+        for (pc, op) in self.ir.ops.iter().enumerate() {
+            writeln!(f, "{pc:5}: {op:?}")?;
+        }
+        Ok(())
+    }
+}
+
 // Program holds only owned, immutable decoded data.
 const _: fn() = || {
     fn check<T: Send + Sync>() {}

@@ -17,11 +17,14 @@ pub struct Lowered {
     pub max_depth: usize,
 }
 
+/// OpPhi copies (dst, src, count) per (predecessor label, block label).
+type PhiCopies = HashMap<(u32, u32), Vec<(Reg, Reg, u32)>>;
+
 #[derive(Default)]
 pub struct Fn {
     pub ops: Vec<Op>,
     label_pc: HashMap<u32, u32>,
-    phi: HashMap<(u32, u32), Vec<(Reg, Reg, u32)>>,
+    phi: PhiCopies,
     pub cur_label: u32,
     cur_fn: u32,
     func_pc: HashMap<u32, u32>,
@@ -60,14 +63,16 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
             if ![8, 16, 32, 64].contains(&w) {
                 return Err(Refusal::Unsupported(format!("{w}-bit integers")));
             }
-            d.types.insert(word(ops, 0)?, Ty::Scalar(Scalar::Int(w as u8)));
+            d.types
+                .insert(word(ops, 0)?, Ty::Scalar(Scalar::Int(w as u8)));
         }
         S::TypeFloat => {
             let w = word(ops, 1)?;
             if ![16, 32, 64].contains(&w) || ops.len() > 2 {
                 return Err(Refusal::Unsupported(format!("{w}-bit float encoding")));
             }
-            d.types.insert(word(ops, 0)?, Ty::Scalar(Scalar::Float(w as u8)));
+            d.types
+                .insert(word(ops, 0)?, Ty::Scalar(Scalar::Float(w as u8)));
         }
         S::TypeVector => {
             let (s, _) = scalar_of(&d.types, word(ops, 1)?)?;
@@ -95,7 +100,12 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
         }
         S::TypeRuntimeArray => {
             crate::layout::ty(&d.types, word(ops, 1)?)?;
-            d.types.insert(word(ops, 0)?, Ty::RuntimeArray { elem: word(ops, 1)? });
+            d.types.insert(
+                word(ops, 0)?,
+                Ty::RuntimeArray {
+                    elem: word(ops, 1)?,
+                },
+            );
         }
         S::TypeStruct => {
             for &m in &ops[1..] {
@@ -105,8 +115,15 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
         }
         S::TypePointer => {
             let c = word(ops, 1)?;
-            let class = spirv::StorageClass::from_u32(c).ok_or_else(|| bad(format!("storage class {c}")))?;
-            d.types.insert(word(ops, 0)?, Ty::Pointer { class, pointee: word(ops, 2)? });
+            let class = spirv::StorageClass::from_u32(c)
+                .ok_or_else(|| bad(format!("storage class {c}")))?;
+            d.types.insert(
+                word(ops, 0)?,
+                Ty::Pointer {
+                    class,
+                    pointee: word(ops, 2)?,
+                },
+            );
         }
         S::TypeFunction => drop(d.types.insert(word(ops, 0)?, Ty::Function)),
         S::ConstantTrue | S::ConstantFalse | S::SpecConstantTrue | S::SpecConstantFalse => {
@@ -115,7 +132,11 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
             }
             let r = d.alloc(word(ops, 1)?, word(ops, 0)?)?;
             let mut v = matches!(op, S::ConstantTrue | S::SpecConstantTrue) as u64;
-            if let Some(bytes) = spec_bytes(d, word(ops, 1)?, matches!(op, S::SpecConstantTrue | S::SpecConstantFalse)) {
+            if let Some(bytes) = spec_bytes(
+                d,
+                word(ops, 1)?,
+                matches!(op, S::SpecConstantTrue | S::SpecConstantFalse),
+            ) {
                 v = bytes.iter().any(|&b| b != 0) as u64;
             }
             d.template[r as usize] = v;
@@ -127,7 +148,10 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
             let r = d.alloc(id, ty)? as usize;
             let mut at = r;
             for &c in &ops[2..] {
-                let (src, n) = (d.reg(c)? as usize, reg_count(&d.types, d.type_of(c)?, 0)? as usize);
+                let (src, n) = (
+                    d.reg(c)? as usize,
+                    reg_count(&d.types, d.type_of(c)?, 0)? as usize,
+                );
                 for k in 0..n {
                     let v = d.template[src + k];
                     if let Some(slot) = d.template.get_mut(at + k) {
@@ -146,7 +170,9 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
             d.consts.insert(word(ops, 1)?);
         }
         S::SpecConstantOp => spec_constant_op(d, ops)?,
-        S::TypeImage | S::TypeSampler | S::TypeSampledImage => return Err(Refusal::Unsupported(op_name(code))),
+        S::TypeImage | S::TypeSampler | S::TypeSampledImage => {
+            return Err(Refusal::Unsupported(op_name(code)))
+        }
         _ => return Err(Refusal::Instruction(op_name(code))),
     }
     Ok(())
@@ -157,7 +183,10 @@ fn spec_bytes<'b>(d: &Dec<'b>, id: u32, is_spec: bool) -> Option<&'b [u8]> {
         return None;
     }
     let sid = d.spec_id.get(&id)?;
-    d.spec.iter().find(|(k, _)| k == sid).map(|(_, v)| v.as_slice())
+    d.spec
+        .iter()
+        .find(|(k, _)| k == sid)
+        .map(|(_, v)| v.as_slice())
 }
 
 fn scalar_constant(d: &mut Dec, ops: &[u32], spec: bool) -> Result<(), Refusal> {
@@ -187,7 +216,10 @@ fn spec_constant_op(d: &mut Dec, ops: &[u32]) -> Result<(), Refusal> {
     args.extend_from_slice(&ops[3..]);
     let mut f = Fn::default();
     if !crate::lower_ext::pure(d, &mut f, inner, &args)? {
-        return Err(Refusal::Instruction(format!("OpSpecConstantOp {}", op_name(code as u16))));
+        return Err(Refusal::Instruction(format!(
+            "OpSpecConstantOp {}",
+            op_name(code as u16)
+        )));
     }
     for op in &f.ops {
         crate::run::exec_pure(op, &mut d.template).map_err(|e| bad(e.to_string()))?;
@@ -198,8 +230,10 @@ fn spec_constant_op(d: &mut Dec, ops: &[u32]) -> Result<(), Refusal> {
 
 /// Lowers every function; returns the op array with labels and calls resolved.
 pub fn lower_functions(d: &mut Dec, insts: &[(u16, &[u32])]) -> Result<Lowered, Refusal> {
-    let mut f = Fn::default();
-    f.promotable = promotable(insts);
+    let mut f = Fn {
+        promotable: promotable(insts),
+        ..Fn::default()
+    };
     let mut ret_tys: HashMap<u32, u32> = HashMap::new();
     for &(code, ops) in insts {
         let op = S::from_u32(code as u32).ok_or_else(|| Refusal::Instruction(op_name(code)))?;
@@ -233,7 +267,11 @@ pub fn lower_functions(d: &mut Dec, insts: &[(u16, &[u32])]) -> Result<Lowered, 
 }
 
 fn edge(f: &Fn, to: u32) -> Edge {
-    Edge { pc: to, from: f.cur_label, copies: Box::new([]) }
+    Edge {
+        pc: to,
+        from: f.cur_label,
+        copies: Box::new([]),
+    }
 }
 
 fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Refusal> {
@@ -254,10 +292,19 @@ fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Re
                 if let Some(&l) = d.ptr_layout.get(&v) {
                     d.ptr_layout.insert(id, l);
                 }
-                f.phi.entry((parent, f.cur_label)).or_default().push((dst, src, n));
+                f.phi
+                    .entry((parent, f.cur_label))
+                    .or_default()
+                    .push((dst, src, n));
             }
-            if d.types.get(&ty).is_some_and(|t| matches!(t, Ty::Pointer { .. })) && !d.ptr_layout.contains_key(&id) {
-                return Err(Refusal::Unsupported("OpPhi of pointers defined later (variable pointers)".into()));
+            if d.types
+                .get(&ty)
+                .is_some_and(|t| matches!(t, Ty::Pointer { .. }))
+                && !d.ptr_layout.contains_key(&id)
+            {
+                return Err(Refusal::Unsupported(
+                    "OpPhi of pointers defined later (variable pointers)".into(),
+                ));
             }
         }
         S::Branch => {
@@ -280,10 +327,19 @@ fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Re
                 if c.len() != step {
                     return Err(bad("OpSwitch target list"));
                 }
-                let v = if step == 3 { c[0] as u64 | (c[1] as u64) << 32 } else { c[0] as u64 };
+                let v = if step == 3 {
+                    c[0] as u64 | (c[1] as u64) << 32
+                } else {
+                    c[0] as u64
+                };
                 cases.push((crate::alu::mask(v, s.width()), edge(f, c[step - 1])));
             }
-            f.ops.push(Op::Switch { sel, w: s.width(), cases: cases.into(), default });
+            f.ops.push(Op::Switch {
+                sel,
+                w: s.width(),
+                cases: cases.into(),
+                default,
+            });
         }
         S::Return => f.ops.push(Op::Return),
         S::ReturnValue => {
@@ -301,7 +357,12 @@ fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Re
                 args.push((0, d.reg(a)?, reg_count(&d.types, d.type_of(a)?, 0)?));
             }
             f.calls.push((f.ops.len(), callee, f.cur_fn));
-            f.ops.push(Op::Call { func: callee, args: args.into(), dst, n });
+            f.ops.push(Op::Call {
+                func: callee,
+                args: args.into(),
+                dst,
+                n,
+            });
         }
         S::Variable => function_variable(d, f, ops)?,
         S::Load => load(d, f, ops)?,
@@ -320,19 +381,28 @@ fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Re
         }
         S::CopyMemory => {
             let (dp, sp) = (word(ops, 0)?, word(ops, 1)?);
-            let l = *d.ptr_layout.get(&sp).ok_or_else(|| bad("OpCopyMemory source"))?;
+            let l = *d
+                .ptr_layout
+                .get(&sp)
+                .ok_or_else(|| bad("OpCopyMemory source"))?;
             let mut flat = Vec::new();
             d.layouts.flatten(l, 0, &mut flat)?;
             let tmp = d.const_regs(&vec![0; flat.len()]);
             let ptr = d.reg(sp)?;
-            f.ops.push(Op::Load { dst: tmp, ptr, flat: flat.into() });
+            f.ops.push(Op::Load {
+                dst: tmp,
+                ptr,
+                flat: flat.into(),
+            });
             let ptr = d.reg(dp)?;
             let op = store_op(d, dp, ptr, tmp)?;
             f.ops.push(op);
         }
         S::AccessChain | S::InBoundsAccessChain => access_chain(d, f, ops)?,
         S::ArrayLength => array_length(d, f, ops)?,
-        S::Kill | S::TerminateInvocation | S::DemoteToHelperInvocation => return Err(Refusal::Instruction(op_name(code))),
+        S::Kill | S::TerminateInvocation | S::DemoteToHelperInvocation => {
+            return Err(Refusal::Instruction(op_name(code)))
+        }
         _ => return Err(Refusal::Instruction(op_name(code))),
     }
     Ok(())
@@ -372,7 +442,10 @@ fn function_variable(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal
 }
 
 fn flat_of(d: &mut Dec, ptr_id: u32) -> Result<Vec<crate::ir::Flat>, Refusal> {
-    let l = *d.ptr_layout.get(&ptr_id).ok_or_else(|| bad(format!("%{ptr_id} is not a known pointer")))?;
+    let l = *d
+        .ptr_layout
+        .get(&ptr_id)
+        .ok_or_else(|| bad(format!("%{ptr_id} is not a known pointer")))?;
     let mut flat = Vec::new();
     d.layouts.flatten(l, 0, &mut flat)?;
     Ok(flat)
@@ -381,7 +454,9 @@ fn flat_of(d: &mut Dec, ptr_id: u32) -> Result<Vec<crate::ir::Flat>, Refusal> {
 fn load(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     let (ty, id, p) = (word(ops, 0)?, word(ops, 1)?, word(ops, 2)?);
     if matches!(d.types.get(&ty), Some(Ty::Pointer { .. })) {
-        return Err(Refusal::Unsupported("loading a pointer (variable pointers)".into()));
+        return Err(Refusal::Unsupported(
+            "loading a pointer (variable pointers)".into(),
+        ));
     }
     let ptr = d.reg(p)?;
     let dst = d.alloc(id, ty)?;
@@ -397,8 +472,17 @@ fn load(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
         return Err(bad("OpLoad type does not match its pointer"));
     }
     f.ops.push(match flat.as_slice() {
-        [one] if one.off == 0 => Op::LoadS { dst, ptr, size: one.size, boolean: one.boolean },
-        _ => Op::Load { dst, ptr, flat: flat.into() },
+        [one] if one.off == 0 => Op::LoadS {
+            dst,
+            ptr,
+            size: one.size,
+            boolean: one.boolean,
+        },
+        _ => Op::Load {
+            dst,
+            ptr,
+            flat: flat.into(),
+        },
     });
     Ok(())
 }
@@ -406,8 +490,17 @@ fn load(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
 fn store_op(d: &mut Dec, ptr_id: u32, ptr: Reg, src: Reg) -> Result<Op, Refusal> {
     let flat = flat_of(d, ptr_id)?;
     Ok(match flat.as_slice() {
-        [one] if one.off == 0 => Op::StoreS { ptr, src, size: one.size, boolean: one.boolean },
-        _ => Op::Store { ptr, src, flat: flat.into() },
+        [one] if one.off == 0 => Op::StoreS {
+            ptr,
+            src,
+            size: one.size,
+            boolean: one.boolean,
+        },
+        _ => Op::Store {
+            ptr,
+            src,
+            flat: flat.into(),
+        },
     })
 }
 
@@ -421,12 +514,17 @@ fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     if !matches!(d.types.get(&ty), Some(Ty::Pointer { .. })) {
         return Err(bad("OpAccessChain result is not a pointer"));
     }
-    let mut l = *d.ptr_layout.get(&base_id).ok_or_else(|| bad("OpAccessChain base is not a pointer"))?;
+    let mut l = *d
+        .ptr_layout
+        .get(&base_id)
+        .ok_or_else(|| bad("OpAccessChain base is not a pointer"))?;
     let base = d.reg(base_id)?;
     let mut idx = &ops[3..];
     let mut desc = None;
     if let Some(&count) = d.desc_arrays.get(&base_id) {
-        let first = *idx.first().ok_or_else(|| Refusal::Unsupported("a pointer to a descriptor array".into()))?;
+        let first = *idx
+            .first()
+            .ok_or_else(|| Refusal::Unsupported("a pointer to a descriptor array".into()))?;
         let (s, _) = scalar_of(&d.types, d.type_of(first)?)?;
         desc = Some((d.reg(first)?, s.width(), count));
         idx = &idx[1..];
@@ -436,7 +534,9 @@ fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
         let step = match d.layouts.nodes[l].clone() {
             Layout::Struct(m) => {
                 let k = d.const_value(i)? as usize;
-                let &(o, ml) = m.get(k).ok_or_else(|| bad("struct member index out of range"))?;
+                let &(o, ml) = m
+                    .get(k)
+                    .ok_or_else(|| bad("struct member index out of range"))?;
                 off += o as u64;
                 l = ml;
                 continue;
@@ -449,8 +549,18 @@ fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
                 l = scalar_layout(d, s);
                 stride
             }
-            Layout::Matrix { s, rows, col_step, row_step, .. } => {
-                d.layouts.nodes.push(Layout::Vector { s, n: rows, stride: row_step });
+            Layout::Matrix {
+                s,
+                rows,
+                col_step,
+                row_step,
+                ..
+            } => {
+                d.layouts.nodes.push(Layout::Vector {
+                    s,
+                    n: rows,
+                    stride: row_step,
+                });
                 l = d.layouts.nodes.len() - 1;
                 col_step
             }
@@ -458,7 +568,9 @@ fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
         };
         let (s, _) = scalar_of(&d.types, d.type_of(i)?)?;
         if d.consts.contains(&i) {
-            off = off.wrapping_add((crate::alu::sext(d.const_value(i)?, s.width()) as u64).wrapping_mul(step as u64));
+            off = off.wrapping_add(
+                (crate::alu::sext(d.const_value(i)?, s.width()) as u64).wrapping_mul(step as u64),
+            );
         } else {
             dyns.push((d.reg(i)?, s.width(), step as u64));
         }
@@ -469,18 +581,29 @@ fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
         d.template[dst as usize] = d.template[base as usize] + off;
         d.consts.insert(id);
     } else {
-        f.ops.push(Op::Access { dst, base, off, dyns: dyns.into(), desc });
+        f.ops.push(Op::Access {
+            dst,
+            base,
+            off,
+            dyns: dyns.into(),
+            desc,
+        });
     }
     Ok(())
 }
 
 fn array_length(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     let (ty, id, p, member) = (word(ops, 0)?, word(ops, 1)?, word(ops, 2)?, word(ops, 3)?);
-    let l = *d.ptr_layout.get(&p).ok_or_else(|| bad("OpArrayLength pointer"))?;
+    let l = *d
+        .ptr_layout
+        .get(&p)
+        .ok_or_else(|| bad("OpArrayLength pointer"))?;
     let (member_off, stride) = match &d.layouts.nodes[l] {
         Layout::Struct(m) => match m.get(member as usize) {
             Some(&(o, ml)) => match d.layouts.nodes[ml] {
-                Layout::Array { stride, len: None, .. } => (o as u64, stride as u64),
+                Layout::Array {
+                    stride, len: None, ..
+                } => (o as u64, stride as u64),
                 _ => return Err(bad("OpArrayLength member is not a runtime array")),
             },
             None => return Err(bad("OpArrayLength member index")),
@@ -489,13 +612,20 @@ fn array_length(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     };
     let ptr = d.reg(p)?;
     let dst = d.alloc(id, ty)?;
-    f.ops.push(Op::ArrayLen { dst, ptr, member_off, stride: stride.max(1) });
+    f.ops.push(Op::ArrayLen {
+        dst,
+        ptr,
+        member_off,
+        stride: stride.max(1),
+    });
     Ok(())
 }
 
-fn resolve(e: &mut Edge, label_pc: &HashMap<u32, u32>, phi: &HashMap<(u32, u32), Vec<(Reg, Reg, u32)>>) -> Result<(), Refusal> {
+fn resolve(e: &mut Edge, label_pc: &HashMap<u32, u32>, phi: &PhiCopies) -> Result<(), Refusal> {
     let to = e.pc;
-    e.pc = *label_pc.get(&to).ok_or_else(|| bad(format!("branch to unknown label %{to}")))?;
+    e.pc = *label_pc
+        .get(&to)
+        .ok_or_else(|| bad(format!("branch to unknown label %{to}")))?;
     if let Some(c) = phi.get(&(e.from, to)) {
         e.copies = c.clone().into();
     }
@@ -521,7 +651,10 @@ fn fixup(mut f: Fn) -> Result<Lowered, Refusal> {
     }
     let mut graph: HashMap<u32, Vec<u32>> = HashMap::new();
     for &(at, callee, caller) in &f.calls {
-        let pc = *f.func_pc.get(&callee).ok_or_else(|| bad(format!("call of unknown function %{callee}")))?;
+        let pc = *f
+            .func_pc
+            .get(&callee)
+            .ok_or_else(|| bad(format!("call of unknown function %{callee}")))?;
         let params = f.params.get(&callee).cloned().unwrap_or_default();
         if let Op::Call { func, args, .. } = &mut f.ops[at] {
             if args.len() != params.len() {
@@ -542,11 +675,20 @@ fn fixup(mut f: Fn) -> Result<Lowered, Refusal> {
     for &func in f.func_pc.keys() {
         max_depth = max_depth.max(call_depth(func, &graph, &mut depth_memo, &mut Vec::new())?);
     }
-    Ok(Lowered { ops: f.ops, func_pc: f.func_pc, max_depth })
+    Ok(Lowered {
+        ops: f.ops,
+        func_pc: f.func_pc,
+        max_depth,
+    })
 }
 
 /// Longest call chain below `func`; a cycle is recursion, which Vulkan forbids.
-fn call_depth(func: u32, g: &HashMap<u32, Vec<u32>>, memo: &mut HashMap<u32, usize>, path: &mut Vec<u32>) -> Result<usize, Refusal> {
+fn call_depth(
+    func: u32,
+    g: &HashMap<u32, Vec<u32>>,
+    memo: &mut HashMap<u32, usize>,
+    path: &mut Vec<u32>,
+) -> Result<usize, Refusal> {
     if let Some(&v) = memo.get(&func) {
         return Ok(v);
     }

@@ -87,13 +87,16 @@ fn core_alu(op: S) -> Option<A> {
 /// op are splatted.
 pub fn alu(d: &mut Dec, f: &mut Fn, op: A, ty: u32, id: u32, args: &[u32]) -> Result<(), Refusal> {
     let (rs, n) = scalar_of(&d.types, ty)?;
-    let (s0, _) = scalar_of(&d.types, d.type_of(*args.first().ok_or_else(|| bad("missing operand"))?)?)?;
+    let (s0, _) = scalar_of(
+        &d.types,
+        d.type_of(*args.first().ok_or_else(|| bad("missing operand"))?)?,
+    )?;
     let mut a = [ZERO; 4];
     let mut splat = 0u8;
-    for k in 0..4 {
+    for (k, slot) in a.iter_mut().enumerate() {
         match args.get(k) {
             Some(&arg) => {
-                a[k] = d.reg(arg)?;
+                *slot = d.reg(arg)?;
                 if reg_count(&d.types, d.type_of(arg)?, 0)? < n {
                     splat |= 1 << k;
                 }
@@ -102,7 +105,15 @@ pub fn alu(d: &mut Dec, f: &mut Fn, op: A, ty: u32, id: u32, args: &[u32]) -> Re
         }
     }
     let dst = d.alloc(id, ty)?;
-    f.ops.push(Op::Alu { op, w: s0.width(), w2: rs.width(), n: n as u16, splat, dst, a });
+    f.ops.push(Op::Alu {
+        op,
+        w: s0.width(),
+        w2: rs.width(),
+        n: n as u16,
+        splat,
+        dst,
+        a,
+    });
     Ok(())
 }
 
@@ -156,7 +167,10 @@ pub fn pure(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Refusal
             if src.len() as u32 != reg_count(&d.types, ty, 0)? {
                 return Err(bad("OpCompositeConstruct constituent count"));
             }
-            f.ops.push(Op::Gather { dst, src: src.into() });
+            f.ops.push(Op::Gather {
+                dst,
+                src: src.into(),
+            });
         }
         S::CompositeExtract => {
             let c = word(ops, 2)?;
@@ -170,17 +184,36 @@ pub fn pure(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Refusal
             let (off, n) = sub_value(d, d.type_of(c)?, &ops[4..])?;
             let ((cr, cn), (or, _)) = (regs_of(d, c)?, regs_of(d, obj)?);
             let dst = d.alloc(id, ty)?;
-            f.ops.push(Op::Copy { dst, src: cr, n: cn });
-            f.ops.push(Op::Copy { dst: dst + off, src: or, n });
+            f.ops.push(Op::Copy {
+                dst,
+                src: cr,
+                n: cn,
+            });
+            f.ops.push(Op::Copy {
+                dst: dst + off,
+                src: or,
+                n,
+            });
         }
         S::VectorShuffle => {
             let ((a, an), (b, _)) = (regs_of(d, word(ops, 2)?)?, regs_of(d, word(ops, 3)?)?);
             let src: Vec<Reg> = ops[4..]
                 .iter()
-                .map(|&c| if c == u32::MAX { ZERO } else if c < an { a + c } else { b + (c - an) })
+                .map(|&c| {
+                    if c == u32::MAX {
+                        ZERO
+                    } else if c < an {
+                        a + c
+                    } else {
+                        b + (c - an)
+                    }
+                })
                 .collect();
             let dst = d.alloc(id, ty)?;
-            f.ops.push(Op::Gather { dst, src: src.into() });
+            f.ops.push(Op::Gather {
+                dst,
+                src: src.into(),
+            });
         }
         S::CopyObject | S::CopyLogical => {
             let (src, n) = regs_of(d, word(ops, 2)?)?;
@@ -198,7 +231,14 @@ pub fn pure(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Refusal
                 d.ptr_layout.insert(id, l);
             }
             let dst = d.alloc(id, ty)?;
-            f.ops.push(Op::Select { dst, c, a, b, n, c_splat: cn == 1 });
+            f.ops.push(Op::Select {
+                dst,
+                c,
+                a,
+                b,
+                n,
+                c_splat: cn == 1,
+            });
         }
         S::Bitcast => bitcast(d, f, ty, id, word(ops, 2)?)?,
         _ => return pure_vector(d, f, op, ty, id, ops),
@@ -207,7 +247,8 @@ pub fn pure(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Refusal
 }
 
 fn bitcast(d: &mut Dec, f: &mut Fn, ty: u32, id: u32, src_id: u32) -> Result<(), Refusal> {
-    let (ts, tn) = scalar_of(&d.types, ty).map_err(|_| Refusal::Unsupported("OpBitcast of pointers".into()))?;
+    let (ts, tn) = scalar_of(&d.types, ty)
+        .map_err(|_| Refusal::Unsupported("OpBitcast of pointers".into()))?;
     let (ss, sn) = scalar_of(&d.types, d.type_of(src_id)?)?;
     if ts.width() as u32 * tn != ss.width() as u32 * sn {
         return Err(bad("OpBitcast size mismatch"));
@@ -217,12 +258,25 @@ fn bitcast(d: &mut Dec, f: &mut Fn, ty: u32, id: u32, src_id: u32) -> Result<(),
     f.ops.push(if ts.width() == ss.width() {
         Op::Copy { dst, src, n: tn }
     } else {
-        Op::Bitcast { dst, src, from_w: ss.width(), from_n: sn as u8, to_w: ts.width() }
+        Op::Bitcast {
+            dst,
+            src,
+            from_w: ss.width(),
+            from_n: sn as u8,
+            to_w: ts.width(),
+        }
     });
     Ok(())
 }
 
-fn pure_vector(d: &mut Dec, f: &mut Fn, op: S, ty: u32, id: u32, ops: &[u32]) -> Result<bool, Refusal> {
+fn pure_vector(
+    d: &mut Dec,
+    f: &mut Fn,
+    op: S,
+    ty: u32,
+    id: u32,
+    ops: &[u32],
+) -> Result<bool, Refusal> {
     let dims = |d: &Dec, t: u32| -> Result<(u32, u32), Refusal> {
         match crate::layout::ty(&d.types, t)? {
             Ty::Matrix { col, cols } => Ok((scalar_of(&d.types, *col)?.1, *cols)),
@@ -230,7 +284,10 @@ fn pure_vector(d: &mut Dec, f: &mut Fn, op: S, ty: u32, id: u32, ops: &[u32]) ->
             _ => Ok((1, 1)),
         }
     };
-    if matches!(op, S::IAddCarry | S::ISubBorrow | S::UMulExtended | S::SMulExtended) {
+    if matches!(
+        op,
+        S::IAddCarry | S::ISubBorrow | S::UMulExtended | S::SMulExtended
+    ) {
         return carry(d, f, op, ty, id, ops);
     }
     let (w, _) = match scalar_of(&d.types, ty) {
@@ -239,15 +296,28 @@ fn pure_vector(d: &mut Dec, f: &mut Fn, op: S, ty: u32, id: u32, ops: &[u32]) ->
     };
     let w = w.width();
     let (ra, ca, rb, cb) = match op {
-        S::MatrixTimesVector | S::VectorTimesMatrix | S::MatrixTimesMatrix | S::OuterProduct | S::Dot => {
-            let (a, b) = (dims(d, d.type_of(word(ops, 2)?)?)?, dims(d, d.type_of(word(ops, 3)?)?)?);
+        S::MatrixTimesVector
+        | S::VectorTimesMatrix
+        | S::MatrixTimesMatrix
+        | S::OuterProduct
+        | S::Dot => {
+            let (a, b) = (
+                dims(d, d.type_of(word(ops, 2)?)?)?,
+                dims(d, d.type_of(word(ops, 3)?)?)?,
+            );
             (a.0, a.1, b.0, b.1)
         }
         S::Any | S::All => {
             let (a, n) = regs_of(d, word(ops, 2)?)?;
             let dst = d.alloc(id, ty)?;
             let vf = if op == S::Any { VecFn::Any } else { VecFn::All };
-            f.ops.push(Op::Vec { f: vf, w, n: n as u16, dst, a: [a, ZERO, ZERO] });
+            f.ops.push(Op::Vec {
+                f: vf,
+                w,
+                n: n as u16,
+                dst,
+                a: [a, ZERO, ZERO],
+            });
             return Ok(true);
         }
         S::VectorExtractDynamic | S::VectorInsertDynamic => {
@@ -259,17 +329,35 @@ fn pure_vector(d: &mut Dec, f: &mut Fn, op: S, ty: u32, id: u32, ops: &[u32]) ->
             let val = if ins { d.reg(word(ops, 3)?)? } else { ZERO };
             let dst = d.alloc(id, ty)?;
             f.ops.push(if ins {
-                Op::InsertDyn { dst, v, val, idx, idx_w, count }
+                Op::InsertDyn {
+                    dst,
+                    v,
+                    val,
+                    idx,
+                    idx_w,
+                    count,
+                }
             } else {
-                Op::ExtractDyn { dst, v, idx, idx_w, count }
+                Op::ExtractDyn {
+                    dst,
+                    v,
+                    idx,
+                    idx_w,
+                    count,
+                }
             });
             return Ok(true);
         }
         S::Transpose => {
             let (a, (rows, cols)) = (d.reg(word(ops, 2)?)?, dims(d, d.type_of(word(ops, 2)?)?)?);
-            let src: Vec<Reg> = (0..rows).flat_map(|r| (0..cols).map(move |c| a + c * rows + r)).collect();
+            let src: Vec<Reg> = (0..rows)
+                .flat_map(|r| (0..cols).map(move |c| a + c * rows + r))
+                .collect();
             let dst = d.alloc(id, ty)?;
-            f.ops.push(Op::Gather { dst, src: src.into() });
+            f.ops.push(Op::Gather {
+                dst,
+                src: src.into(),
+            });
             return Ok(true);
         }
         _ => return Ok(false),
@@ -286,7 +374,15 @@ fn pure_vector(d: &mut Dec, f: &mut Fn, op: S, ty: u32, id: u32, ops: &[u32]) ->
     if r * c != reg_count(&d.types, ty, 0)? || k > 16 {
         return Err(bad("matrix product dimensions"));
     }
-    f.ops.push(Op::MatMul { w, r: r as u16, k: k as u16, c: c as u16, dst, a, b });
+    f.ops.push(Op::MatMul {
+        w,
+        r: r as u16,
+        k: k as u16,
+        c: c as u16,
+        dst,
+        a,
+        b,
+    });
     Ok(true)
 }
 
@@ -301,7 +397,14 @@ fn carry(d: &mut Dec, f: &mut Fn, op: S, ty: u32, id: u32, ops: &[u32]) -> Resul
         S::UMulExtended => CarryOp::UMulExtended,
         _ => CarryOp::SMulExtended,
     };
-    f.ops.push(Op::Carry { op, w: s.width(), n: n as u16, dst, a, b });
+    f.ops.push(Op::Carry {
+        op,
+        w: s.width(),
+        n: n as u16,
+        dst,
+        a,
+        b,
+    });
     Ok(true)
 }
 
@@ -397,7 +500,8 @@ fn ext_inst(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     if d.glsl_set != Some(set) {
         return Err(bad("OpExtInst of an unknown set"));
     }
-    let g = GLOp::from_u32(inst).ok_or_else(|| Refusal::Instruction(format!("GLSL.std.450 {inst}")))?;
+    let g =
+        GLOp::from_u32(inst).ok_or_else(|| Refusal::Instruction(format!("GLSL.std.450 {inst}")))?;
     let args = &ops[4..];
     if let Some(a) = glsl_alu(g) {
         return alu(d, f, a, ty, id, args);
@@ -413,7 +517,13 @@ fn ext_inst(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
         a[k] = d.reg(arg)?;
     }
     let dst = d.alloc(id, ty)?;
-    f.ops.push(Op::Vec { f: vf, w: s.width(), n: n as u16, dst, a });
+    f.ops.push(Op::Vec {
+        f: vf,
+        w: s.width(),
+        n: n as u16,
+        dst,
+        a,
+    });
     Ok(())
 }
 
@@ -423,18 +533,29 @@ pub fn extended(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Ref
         S::ExtInst => ext_inst(d, f, ops)?,
         S::ControlBarrier => {
             let scope = d.const_value(word(ops, 0)?)?;
-            f.ops.push(if scope == spirv::Scope::Subgroup as u64 || scope == spirv::Scope::Invocation as u64 {
-                Op::Fence
-            } else {
-                Op::Barrier
-            });
+            f.ops.push(
+                if scope == spirv::Scope::Subgroup as u64
+                    || scope == spirv::Scope::Invocation as u64
+                {
+                    Op::Fence
+                } else {
+                    Op::Barrier
+                },
+            );
         }
         S::MemoryBarrier => f.ops.push(Op::Fence),
         S::AtomicStore => {
             let (p, v) = (word(ops, 0)?, word(ops, 3)?);
             let (ptr, a) = (d.reg(p)?, d.reg(v)?);
             let w = atomic_width(d, d.type_of(v)?)?;
-            f.ops.push(Op::Atomic { op: AtomicOp::Store, w, dst: ZERO, ptr, a, b: ZERO });
+            f.ops.push(Op::Atomic {
+                op: AtomicOp::Store,
+                w,
+                dst: ZERO,
+                ptr,
+                a,
+                b: ZERO,
+            });
         }
         S::AtomicLoad
         | S::AtomicExchange
@@ -458,7 +579,9 @@ pub fn extended(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Ref
 fn atomic_width(d: &Dec, ty: u32) -> Result<u8, Refusal> {
     match scalar_of(&d.types, ty)? {
         (Scalar::Int(w @ (32 | 64)), 1) => Ok(w),
-        _ => Err(Refusal::Unsupported("atomics on a type other than 32/64-bit integers".into())),
+        _ => Err(Refusal::Unsupported(
+            "atomics on a type other than 32/64-bit integers".into(),
+        )),
     }
 }
 
@@ -471,7 +594,11 @@ fn atomic(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<(), Refusal> {
         S::AtomicLoad => (AtomicOp::Load, ZERO, ZERO),
         S::AtomicIIncrement => (AtomicOp::IAdd, one, ZERO),
         S::AtomicIDecrement => (AtomicOp::ISub, one, ZERO),
-        S::AtomicCompareExchange => (AtomicOp::CompareExchange, d.reg(word(ops, 6)?)?, d.reg(word(ops, 7)?)?),
+        S::AtomicCompareExchange => (
+            AtomicOp::CompareExchange,
+            d.reg(word(ops, 6)?)?,
+            d.reg(word(ops, 7)?)?,
+        ),
         _ => {
             let v = d.reg(word(ops, 5)?)?;
             let k = match op {
@@ -490,6 +617,13 @@ fn atomic(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<(), Refusal> {
         }
     };
     let dst = d.alloc(id, ty)?;
-    f.ops.push(Op::Atomic { op: aop, w, dst, ptr, a, b });
+    f.ops.push(Op::Atomic {
+        op: aop,
+        w,
+        dst,
+        ptr,
+        a,
+        b,
+    });
     Ok(())
 }

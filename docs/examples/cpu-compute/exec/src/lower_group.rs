@@ -68,10 +68,22 @@ pub fn group(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Refusa
         }
         S::GroupNonUniformInverseBallot | S::GroupNonUniformBallotBitExtract => {
             let v = d.reg(word(ops, 3)?)?;
-            let idx = if op == S::GroupNonUniformInverseBallot { ZERO } else { d.reg(word(ops, 4)?)? };
+            let idx = if op == S::GroupNonUniformInverseBallot {
+                ZERO
+            } else {
+                d.reg(word(ops, 4)?)?
+            };
             let one = d.const_regs(&[1]);
             let dst = d.alloc(id, ty)?;
-            f.ops.push(Op::Alu { op: A::BfUExtract, w: 32, w2: 1, n: 1, splat: 0, dst, a: [v, idx, one, ZERO] });
+            f.ops.push(Op::Alu {
+                op: A::BfUExtract,
+                w: 32,
+                w2: 1,
+                n: 1,
+                splat: 0,
+                dst,
+                a: [v, idx, one, ZERO],
+            });
         }
         S::GroupNonUniformBallotBitCount => {
             if word(ops, 3)? == spirv::GroupOperation::ExclusiveScan as u32 {
@@ -80,15 +92,39 @@ pub fn group(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Refusa
                 let v = d.reg(word(ops, 4)?)?;
                 let one = d.const_regs(&[1]);
                 let dst = d.alloc(id, ty)?;
-                f.ops.push(Op::Alu { op: A::And, w: 32, w2: 32, n: 1, splat: 0, dst, a: [v, one, ZERO, ZERO] });
+                f.ops.push(Op::Alu {
+                    op: A::And,
+                    w: 32,
+                    w2: 32,
+                    n: 1,
+                    splat: 0,
+                    dst,
+                    a: [v, one, ZERO, ZERO],
+                });
             }
         }
         S::GroupNonUniformBallotFindLSB | S::GroupNonUniformBallotFindMSB => {
             let v = d.reg(word(ops, 3)?)?;
             let one = d.const_regs(&[1]);
             let dst = d.alloc(id, ty)?;
-            f.ops.push(Op::Alu { op: A::And, w: 32, w2: 32, n: 1, splat: 0, dst, a: [v, one, ZERO, ZERO] });
-            f.ops.push(Op::Alu { op: A::FindILsb, w: 32, w2: 32, n: 1, splat: 0, dst, a: [dst, ZERO, ZERO, ZERO] });
+            f.ops.push(Op::Alu {
+                op: A::And,
+                w: 32,
+                w2: 32,
+                n: 1,
+                splat: 0,
+                dst,
+                a: [v, one, ZERO, ZERO],
+            });
+            f.ops.push(Op::Alu {
+                op: A::FindILsb,
+                w: 32,
+                w2: 32,
+                n: 1,
+                splat: 0,
+                dst,
+                a: [dst, ZERO, ZERO, ZERO],
+            });
         }
         S::GroupNonUniformIAdd
         | S::GroupNonUniformFAdd
@@ -109,7 +145,9 @@ pub fn group(d: &mut Dec, f: &mut Fn, op: S, ops: &[u32]) -> Result<bool, Refusa
             let gop = word(ops, 3)?;
             use spirv::GroupOperation as G;
             match G::from_u32(gop) {
-                Some(G::Reduce | G::InclusiveScan | G::ClusteredReduce) => copy(d, f, ty, id, word(ops, 4)?)?,
+                Some(G::Reduce | G::InclusiveScan | G::ClusteredReduce) => {
+                    copy(d, f, ty, id, word(ops, 4)?)?
+                }
                 Some(G::ExclusiveScan) => {
                     let (s, _) = scalar_of(&d.types, ty)?;
                     constant(d, f, ty, id, identity(op, s))?;

@@ -11,7 +11,9 @@
 use crate::decode::{FIRST_BUFFER, REGION_PUSH};
 use crate::ir::AtomicOp;
 use crate::Trap;
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{
+    AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering,
+};
 
 pub const OFF_MASK: u64 = (1 << 40) - 1;
 
@@ -91,7 +93,11 @@ impl Regions {
     pub fn atomic(&self, op: AtomicOp, w: u8, ptr: u64, a: u64, b: u64) -> Result<u64, Trap> {
         let size = (w / 8) as usize;
         if ptr >> 40 == REGION_PUSH {
-            return Ok(if op == AtomicOp::Load { self.load(ptr, 0, w / 8) } else { 0 });
+            return Ok(if op == AtomicOp::Load {
+                self.load(ptr, 0, w / 8)
+            } else {
+                0
+            });
         }
         let Some((p, shared)) = self.locate(ptr, 0, size) else {
             return Ok(0);
@@ -104,7 +110,7 @@ impl Regions {
             }
             return Ok(old);
         }
-        if (p as usize) % size != 0 {
+        if !(p as usize).is_multiple_of(size) {
             return Err(Trap::MisalignedAtomic);
         }
         // SAFETY: p is in bounds (locate) and aligned for its width (checked above); buffer
@@ -150,7 +156,12 @@ const S: Ordering = Ordering::SeqCst;
 /// `p` must be valid and 4-byte aligned.
 unsafe fn atomic32(op: AtomicOp, p: *mut u8, a: u32, b: u32) -> u32 {
     // SAFETY: the caller guarantees validity and alignment.
-    let (x, i) = unsafe { (AtomicU32::from_ptr(p as *mut u32), AtomicI32::from_ptr(p as *mut i32)) };
+    let (x, i) = unsafe {
+        (
+            AtomicU32::from_ptr(p as *mut u32),
+            AtomicI32::from_ptr(p as *mut i32),
+        )
+    };
     match op {
         AtomicOp::Load => x.load(S),
         AtomicOp::Store => {
@@ -175,7 +186,12 @@ unsafe fn atomic32(op: AtomicOp, p: *mut u8, a: u32, b: u32) -> u32 {
 /// `p` must be valid and 8-byte aligned.
 unsafe fn atomic64(op: AtomicOp, p: *mut u8, a: u64, b: u64) -> u64 {
     // SAFETY: the caller guarantees validity and alignment.
-    let (x, i) = unsafe { (AtomicU64::from_ptr(p as *mut u64), AtomicI64::from_ptr(p as *mut i64)) };
+    let (x, i) = unsafe {
+        (
+            AtomicU64::from_ptr(p as *mut u64),
+            AtomicI64::from_ptr(p as *mut i64),
+        )
+    };
     match op {
         AtomicOp::Load => x.load(S),
         AtomicOp::Store => {
@@ -202,9 +218,13 @@ unsafe fn shared_load(p: *mut u8, size: u8) -> u64 {
     // SAFETY (all arms): validity from the caller, alignment checked before each typed view.
     unsafe {
         match size {
-            4 if (p as usize) % 4 == 0 => AtomicU32::from_ptr(p as *mut u32).load(R) as u64,
-            8 if (p as usize) % 8 == 0 => AtomicU64::from_ptr(p as *mut u64).load(R),
-            2 if (p as usize) % 2 == 0 => AtomicU16::from_ptr(p as *mut u16).load(R) as u64,
+            4 if (p as usize).is_multiple_of(4) => {
+                AtomicU32::from_ptr(p as *mut u32).load(R) as u64
+            }
+            8 if (p as usize).is_multiple_of(8) => AtomicU64::from_ptr(p as *mut u64).load(R),
+            2 if (p as usize).is_multiple_of(2) => {
+                AtomicU16::from_ptr(p as *mut u16).load(R) as u64
+            }
             _ => {
                 let mut v = 0u64;
                 for k in 0..size as usize {
@@ -222,9 +242,13 @@ unsafe fn shared_store(p: *mut u8, size: u8, v: u64) {
     // SAFETY (all arms): validity from the caller, alignment checked before each typed view.
     unsafe {
         match size {
-            4 if (p as usize) % 4 == 0 => AtomicU32::from_ptr(p as *mut u32).store(v as u32, R),
-            8 if (p as usize) % 8 == 0 => AtomicU64::from_ptr(p as *mut u64).store(v, R),
-            2 if (p as usize) % 2 == 0 => AtomicU16::from_ptr(p as *mut u16).store(v as u16, R),
+            4 if (p as usize).is_multiple_of(4) => {
+                AtomicU32::from_ptr(p as *mut u32).store(v as u32, R)
+            }
+            8 if (p as usize).is_multiple_of(8) => AtomicU64::from_ptr(p as *mut u64).store(v, R),
+            2 if (p as usize).is_multiple_of(2) => {
+                AtomicU16::from_ptr(p as *mut u16).store(v as u16, R)
+            }
             _ => {
                 for k in 0..size as usize {
                     AtomicU8::from_ptr(p.add(k)).store((v >> (8 * k)) as u8, R);

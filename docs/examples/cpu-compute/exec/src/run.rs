@@ -32,10 +32,28 @@ pub struct Inv {
 }
 
 #[inline]
-fn alu(op: crate::alu::AluOp, w: u8, w2: u8, n: u16, splat: u8, dst: Reg, a: &[Reg; 4], r: &mut [u64]) {
+#[allow(clippy::too_many_arguments)]
+fn alu(
+    op: crate::alu::AluOp,
+    w: u8,
+    w2: u8,
+    n: u16,
+    splat: u8,
+    dst: Reg,
+    a: &[Reg; 4],
+    r: &mut [u64],
+) {
     let d = dst as usize;
     if n == 1 {
-        r[d] = eval(op, w, w2, r[a[0] as usize], r[a[1] as usize], r[a[2] as usize], r[a[3] as usize]);
+        r[d] = eval(
+            op,
+            w,
+            w2,
+            r[a[0] as usize],
+            r[a[1] as usize],
+            r[a[2] as usize],
+            r[a[3] as usize],
+        );
         return;
     }
     for i in 0..n as usize {
@@ -88,7 +106,15 @@ fn carry(op: CarryOp, w: u8, n: u16, dst: Reg, a: Reg, b: Reg, r: &mut [u64]) {
 #[inline]
 pub fn value_op(op: &Op, r: &mut [u64]) -> bool {
     match op {
-        Op::Alu { op, w, w2, n, splat, dst, a } => alu(*op, *w, *w2, *n, *splat, *dst, a, r),
+        Op::Alu {
+            op,
+            w,
+            w2,
+            n,
+            splat,
+            dst,
+            a,
+        } => alu(*op, *w, *w2, *n, *splat, *dst, a, r),
         Op::Copy { dst, src, n: 1 } => r[*dst as usize] = r[*src as usize],
         Op::Copy { dst, src, n } => {
             let (s, d) = (*src as usize, *dst as usize);
@@ -99,17 +125,41 @@ pub fn value_op(op: &Op, r: &mut [u64]) -> bool {
                 r[*dst as usize + i] = r[s as usize];
             }
         }
-        Op::Select { dst, c, a, b, n, c_splat } => {
+        Op::Select {
+            dst,
+            c,
+            a,
+            b,
+            n,
+            c_splat,
+        } => {
             for i in 0..*n as usize {
                 let cond = r[*c as usize + if *c_splat { 0 } else { i }] != 0;
                 r[*dst as usize + i] = r[if cond { *a } else { *b } as usize + i];
             }
         }
-        Op::ExtractDyn { dst, v, idx, idx_w, count } => {
+        Op::ExtractDyn {
+            dst,
+            v,
+            idx,
+            idx_w,
+            count,
+        } => {
             let i = mask(r[*idx as usize], *idx_w);
-            r[*dst as usize] = if i < *count as u64 { r[*v as usize + i as usize] } else { 0 };
+            r[*dst as usize] = if i < *count as u64 {
+                r[*v as usize + i as usize]
+            } else {
+                0
+            };
         }
-        Op::InsertDyn { dst, v, val, idx, idx_w, count } => {
+        Op::InsertDyn {
+            dst,
+            v,
+            val,
+            idx,
+            idx_w,
+            count,
+        } => {
             let i = mask(r[*idx as usize], *idx_w);
             let (d, s) = (*dst as usize, *v as usize);
             r.copy_within(s..s + *count as usize, d);
@@ -117,12 +167,40 @@ pub fn value_op(op: &Op, r: &mut [u64]) -> bool {
                 r[d + i as usize] = r[*val as usize];
             }
         }
-        Op::Bitcast { dst, src, from_w, from_n, to_w } => bitcast(*dst, *src, *from_w, *from_n, *to_w, r),
-        Op::MatMul { w, r: rows, k, c, dst, a, b } => {
-            crate::vecops::matmul(*w, *rows as usize, *k as usize, *c as usize, *dst, *a, *b, r)
-        }
+        Op::Bitcast {
+            dst,
+            src,
+            from_w,
+            from_n,
+            to_w,
+        } => bitcast(*dst, *src, *from_w, *from_n, *to_w, r),
+        Op::MatMul {
+            w,
+            r: rows,
+            k,
+            c,
+            dst,
+            a,
+            b,
+        } => crate::vecops::matmul(
+            *w,
+            *rows as usize,
+            *k as usize,
+            *c as usize,
+            *dst,
+            *a,
+            *b,
+            r,
+        ),
         Op::Vec { f, w, n, dst, a } => crate::vecops::run(*f, *w, *n as usize, *dst, *a, r),
-        Op::Carry { op, w, n, dst, a, b } => carry(*op, *w, *n, *dst, *a, *b, r),
+        Op::Carry {
+            op,
+            w,
+            n,
+            dst,
+            a,
+            b,
+        } => carry(*op, *w, *n, *dst, *a, *b, r),
         Op::Ballot { dst, v } => {
             let d = *dst as usize;
             r[d] = (r[*v as usize] != 0) as u64;
@@ -158,7 +236,13 @@ fn take(e: &Edge, r: &mut [u64], scratch: &mut Vec<u64>) -> usize {
     e.pc as usize
 }
 
-fn access(r: &[u64], base: Reg, off: u64, dyns: &[(Reg, u8, u64)], desc: &Option<(Reg, u8, u32)>) -> u64 {
+fn access(
+    r: &[u64],
+    base: Reg,
+    off: u64,
+    dyns: &[(Reg, u8, u64)],
+    desc: &Option<(Reg, u8, u32)>,
+) -> u64 {
     let p = r[base as usize];
     let mut region = p >> 40;
     if let Some((i, w, count)) = desc {
@@ -177,31 +261,69 @@ fn access(r: &[u64], base: Reg, off: u64, dyns: &[(Reg, u8, u64)], desc: &Option
 }
 
 /// Runs `inv` until it returns from the entry point or reaches a workgroup barrier.
-pub fn run(m: &Module, inv: &mut Inv, r: &mut [u64], mem: &Regions, scratch: &mut Vec<u64>) -> Result<Stop, Trap> {
+pub fn run(
+    m: &Module,
+    inv: &mut Inv,
+    r: &mut [u64],
+    mem: &Regions,
+    scratch: &mut Vec<u64>,
+) -> Result<Stop, Trap> {
     let ops = &m.ops[..];
     let mut pc = inv.pc as usize;
     loop {
         let op = &ops[pc];
         pc += 1;
         match op {
-            Op::LoadS { dst, ptr, size, boolean } => {
+            Op::LoadS {
+                dst,
+                ptr,
+                size,
+                boolean,
+            } => {
                 let v = mem.load(r[*ptr as usize], 0, *size);
                 r[*dst as usize] = if *boolean { (v != 0) as u64 } else { v };
             }
-            Op::StoreS { ptr, src, size, boolean } => {
+            Op::StoreS {
+                ptr,
+                src,
+                size,
+                boolean,
+            } => {
                 let v = r[*src as usize];
-                mem.store(r[*ptr as usize], 0, *size, if *boolean { (v != 0) as u64 } else { v });
+                mem.store(
+                    r[*ptr as usize],
+                    0,
+                    *size,
+                    if *boolean { (v != 0) as u64 } else { v },
+                );
             }
-            Op::Access { dst, base, off, dyns, desc } => r[*dst as usize] = access(r, *base, *off, dyns, desc),
+            Op::Access {
+                dst,
+                base,
+                off,
+                dyns,
+                desc,
+            } => r[*dst as usize] = access(r, *base, *off, dyns, desc),
             Op::Branch(e) => {
                 pc = take(e, r, scratch);
-                inv.budget = inv.budget.checked_sub(1).ok_or(Trap::Budget(m.branch_budget))?;
+                inv.budget = inv
+                    .budget
+                    .checked_sub(1)
+                    .ok_or(Trap::Budget(m.branch_budget))?;
             }
             Op::CondBranch { c, t, f } => {
                 pc = take(if r[*c as usize] != 0 { t } else { f }, r, scratch);
-                inv.budget = inv.budget.checked_sub(1).ok_or(Trap::Budget(m.branch_budget))?;
+                inv.budget = inv
+                    .budget
+                    .checked_sub(1)
+                    .ok_or(Trap::Budget(m.branch_budget))?;
             }
-            Op::Switch { sel, w, cases, default } => {
+            Op::Switch {
+                sel,
+                w,
+                cases,
+                default,
+            } => {
                 let v = mask(r[*sel as usize], *w);
                 let e = cases.iter().find(|c| c.0 == v).map_or(default, |c| &c.1);
                 pc = take(e, r, scratch);
@@ -219,22 +341,38 @@ pub fn run(m: &Module, inv: &mut Inv, r: &mut [u64], mem: &Regions, scratch: &mu
                     mem.store(p, f.off, f.size, r[*src as usize + i]);
                 }
             }
-            Op::ArrayLen { dst, ptr, member_off, stride } => {
+            Op::ArrayLen {
+                dst,
+                ptr,
+                member_off,
+                stride,
+            } => {
                 let len = mem.len(r[*ptr as usize]) as u64;
                 r[*dst as usize] = mask(len.saturating_sub(*member_off) / stride, 32);
             }
-            Op::Atomic { op, w, dst, ptr, a, b } => {
+            Op::Atomic {
+                op,
+                w,
+                dst,
+                ptr,
+                a,
+                b,
+            } => {
                 let v = mem.atomic(*op, *w, r[*ptr as usize], r[*a as usize], r[*b as usize])?;
                 r[*dst as usize] = v;
             }
             Op::Call { func, args, dst, n } => {
-                if inv.stack.len() >= m.max_call_depth + 1 {
+                if inv.stack.len() > m.max_call_depth {
                     return Err(Trap::CallDepth(inv.stack.len()));
                 }
                 for &(p, a, k) in args.iter() {
                     r.copy_within(a as usize..(a + k) as usize, p as usize);
                 }
-                inv.stack.push(Frame { ret_pc: pc as u32, dst: *dst, n: *n });
+                inv.stack.push(Frame {
+                    ret_pc: pc as u32,
+                    dst: *dst,
+                    n: *n,
+                });
                 pc = *func as usize;
             }
             Op::Return | Op::ReturnValue { .. } => {

@@ -37,7 +37,14 @@ impl<'a> Worker<'a> {
         for _ in 0..n {
             regs.extend_from_slice(&m.template);
         }
-        let invs = (0..n).map(|_| Inv { pc: 0, stack: Vec::new(), done: true, budget: 0 }).collect();
+        let invs = (0..n)
+            .map(|_| Inv {
+                pc: 0,
+                stack: Vec::new(),
+                done: true,
+                budget: 0,
+            })
+            .collect();
         Worker {
             m,
             regions: Regions { r: regions },
@@ -60,7 +67,11 @@ impl<'a> Worker<'a> {
             for &(off, kind) in &self.m.builtins {
                 let v: [u32; 4] = match kind {
                     BuiltinKind::GlobalId => {
-                        let g = |k: usize| group[k].wrapping_mul(self.m.local_size[k]).wrapping_add(l[k]);
+                        let g = |k: usize| {
+                            group[k]
+                                .wrapping_mul(self.m.local_size[k])
+                                .wrapping_add(l[k])
+                        };
                         [g(0), g(1), g(2), 0]
                     }
                     BuiltinKind::LocalId => [l[0], l[1], l[2], 0],
@@ -103,11 +114,22 @@ impl<'a> Worker<'a> {
                 }
                 // SAFETY: i < invocations, and arenas/inputs hold `invocations` slices of a and
                 // isz bytes, so both offsets stay inside their Vecs.
-                let (arena, input) = unsafe { (self.arenas.as_mut_ptr().add(i * a), self.inputs.as_mut_ptr().add(i * isz)) };
+                let (arena, input) = unsafe {
+                    (
+                        self.arenas.as_mut_ptr().add(i * a),
+                        self.inputs.as_mut_ptr().add(i * isz),
+                    )
+                };
                 self.regions.r[REGION_ARENA as usize] = (arena, a);
                 self.regions.r[REGION_INPUT as usize] = (input, isz);
                 let regs = &mut self.regs[i * rn..(i + 1) * rn];
-                if let Stop::Barrier = run(self.m, &mut self.invs[i], regs, &self.regions, &mut self.scratch)? {
+                if let Stop::Barrier = run(
+                    self.m,
+                    &mut self.invs[i],
+                    regs,
+                    &self.regions,
+                    &mut self.scratch,
+                )? {
                     waiting += 1;
                 }
             }
@@ -119,7 +141,13 @@ impl<'a> Worker<'a> {
 }
 
 /// Runs groups `base..base+count` of `m` on `threads` workers.
-pub fn dispatch(m: &Module, res: &dyn Resources, base: [u32; 3], count: [u32; 3], threads: usize) -> Result<(), Trap> {
+pub fn dispatch(
+    m: &Module,
+    res: &dyn Resources,
+    base: [u32; 3],
+    count: [u32; 3],
+    threads: usize,
+) -> Result<(), Trap> {
     let total = count.iter().map(|&c| c as u64).product::<u64>();
     if total == 0 {
         return Ok(());
@@ -128,7 +156,13 @@ pub fn dispatch(m: &Module, res: &dyn Resources, base: [u32; 3], count: [u32; 3]
     for (i, &(set, binding, n)) in m.bindings.iter().enumerate() {
         let start = m.binding_regions[i] as usize;
         if buffers.len() < start + n as usize {
-            buffers.resize(start + n as usize, Span { ptr: std::ptr::null_mut(), len: 0 });
+            buffers.resize(
+                start + n as usize,
+                Span {
+                    ptr: std::ptr::null_mut(),
+                    len: 0,
+                },
+            );
         }
         for e in 0..n {
             if let Some(s) = res.buffer(set, binding, e) {
@@ -147,9 +181,19 @@ pub fn dispatch(m: &Module, res: &dyn Resources, base: [u32; 3], count: [u32; 3]
             if g >= total || stop.load(Ordering::Relaxed) {
                 return;
             }
-            let (x, y, z) = (g % count[0] as u64, (g / count[0] as u64) % count[1] as u64, g / (count[0] as u64 * count[1] as u64));
-            let group = [base[0].wrapping_add(x as u32), base[1].wrapping_add(y as u32), base[2].wrapping_add(z as u32)];
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run_group(group, count)));
+            let (x, y, z) = (
+                g % count[0] as u64,
+                (g / count[0] as u64) % count[1] as u64,
+                g / (count[0] as u64 * count[1] as u64),
+            );
+            let group = [
+                base[0].wrapping_add(x as u32),
+                base[1].wrapping_add(y as u32),
+                base[2].wrapping_add(z as u32),
+            ];
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                w.run_group(group, count)
+            }));
             let err = match outcome {
                 Ok(Ok(())) => continue,
                 Ok(Err(t)) => t,

@@ -44,7 +44,9 @@ pub fn run(f: VecFn, w: u8, n: usize, dst: u32, a: [u32; 3], r: &mut [u64]) {
     match f {
         VecFn::Length => r[d] = fromf(dot(r, a[0], a[0], n, w).sqrt(), w),
         VecFn::Distance => {
-            let s: f64 = (0..n).map(|i| (get(r, a[0], i, w) - get(r, a[1], i, w)).powi(2)).sum();
+            let s: f64 = (0..n)
+                .map(|i| (get(r, a[0], i, w) - get(r, a[1], i, w)).powi(2))
+                .sum();
             r[d] = fromf(s.sqrt(), w);
         }
         VecFn::Normalize => {
@@ -56,7 +58,11 @@ pub fn run(f: VecFn, w: u8, n: usize, dst: u32, a: [u32; 3], r: &mut [u64]) {
         VecFn::Cross => {
             let x: Vec<f64> = (0..3).map(|i| get(r, a[0], i, w)).collect();
             let y: Vec<f64> = (0..3).map(|i| get(r, a[1], i, w)).collect();
-            let c = [x[1] * y[2] - y[1] * x[2], x[2] * y[0] - y[2] * x[0], x[0] * y[1] - y[0] * x[1]];
+            let c = [
+                x[1] * y[2] - y[1] * x[2],
+                x[2] * y[0] - y[2] * x[0],
+                x[0] * y[1] - y[0] * x[1],
+            ];
             for (i, v) in c.iter().enumerate() {
                 r[d + i] = fromf(*v, w);
             }
@@ -81,7 +87,11 @@ pub fn run(f: VecFn, w: u8, n: usize, dst: u32, a: [u32; 3], r: &mut [u64]) {
             }
         }
         VecFn::FaceForward => {
-            let s = if dot(r, a[2], a[1], n, w) < 0.0 { 1.0 } else { -1.0 };
+            let s = if dot(r, a[2], a[1], n, w) < 0.0 {
+                1.0
+            } else {
+                -1.0
+            };
             for i in 0..n {
                 r[d + i] = fromf(s * get(r, a[0], i, w), w);
             }
@@ -116,7 +126,11 @@ fn pack(f: VecFn, dst: u32, a: u32, r: &mut [u64]) {
         VecFn::PackUnorm4x8 | VecFn::PackSnorm4x8 => {
             let mut v = 0;
             for i in 0..4 {
-                let c = if f == VecFn::PackUnorm4x8 { un(fl(r, i), 255.0) } else { sn(fl(r, i), 127.0) };
+                let c = if f == VecFn::PackUnorm4x8 {
+                    un(fl(r, i), 255.0)
+                } else {
+                    sn(fl(r, i), 127.0)
+                };
                 v |= (c & 0xff) << (8 * i);
             }
             r[d] = v;
@@ -124,7 +138,11 @@ fn pack(f: VecFn, dst: u32, a: u32, r: &mut [u64]) {
         VecFn::PackUnorm2x16 | VecFn::PackSnorm2x16 => {
             let mut v = 0;
             for i in 0..2 {
-                let c = if f == VecFn::PackUnorm2x16 { un(fl(r, i), 65535.0) } else { sn(fl(r, i), 32767.0) };
+                let c = if f == VecFn::PackUnorm2x16 {
+                    un(fl(r, i), 65535.0)
+                } else {
+                    sn(fl(r, i), 32767.0)
+                };
                 v |= (c & 0xffff) << (16 * i);
             }
             r[d] = v;
@@ -133,7 +151,11 @@ fn pack(f: VecFn, dst: u32, a: u32, r: &mut [u64]) {
             let v = r[a];
             for i in 0..4 {
                 let b = (v >> (8 * i)) as u8;
-                let x = if f == VecFn::UnpackUnorm4x8 { b as f32 / 255.0 } else { (b as i8 as f32 / 127.0).max(-1.0) };
+                let x = if f == VecFn::UnpackUnorm4x8 {
+                    b as f32 / 255.0
+                } else {
+                    (b as i8 as f32 / 127.0).max(-1.0)
+                };
                 r[d + i] = x.to_bits() as u64;
             }
         }
@@ -141,7 +163,11 @@ fn pack(f: VecFn, dst: u32, a: u32, r: &mut [u64]) {
             let v = r[a];
             for i in 0..2 {
                 let h = (v >> (16 * i)) as u16;
-                let x = if f == VecFn::UnpackUnorm2x16 { h as f32 / 65535.0 } else { (h as i16 as f32 / 32767.0).max(-1.0) };
+                let x = if f == VecFn::UnpackUnorm2x16 {
+                    h as f32 / 65535.0
+                } else {
+                    (h as i16 as f32 / 32767.0).max(-1.0)
+                };
                 r[d + i] = x.to_bits() as u64;
             }
         }
@@ -151,10 +177,13 @@ fn pack(f: VecFn, dst: u32, a: u32, r: &mut [u64]) {
 
 /// Column-major (rows x k) * (k x cols) into `dst` (rows x cols); source registers are read
 /// before any write so `dst` may not alias them (lowering gives results fresh registers).
+#[allow(clippy::too_many_arguments)]
 pub fn matmul(w: u8, rows: usize, k: usize, cols: usize, dst: u32, a: u32, b: u32, r: &mut [u64]) {
     for c in 0..cols {
         for row in 0..rows {
-            let s: f64 = (0..k).map(|i| get(r, a, i * rows + row, w) * get(r, b, c * k + i, w)).sum();
+            let s: f64 = (0..k)
+                .map(|i| get(r, a, i * rows + row, w) * get(r, b, c * k + i, w))
+                .sum();
             r[dst as usize + c * rows + row] = fromf(s, w);
         }
     }

@@ -13,8 +13,12 @@ fn saxpy() {
     let y0: Vec<f32> = (0..n).map(|_| g.f32()).collect();
     let mut y = y0.clone();
     let a = 2.5f32;
-    let res = Res::new().buf(0, 0, &mut x).buf(0, 1, &mut y).push(&[a.to_bits(), n]);
-    prog.dispatch(&res, [0; 3], [n.div_ceil(256), 1, 1], 4).unwrap();
+    let res = Res::new()
+        .buf(0, 0, &mut x)
+        .buf(0, 1, &mut y)
+        .push(&[a.to_bits(), n]);
+    prog.dispatch(&res, [0; 3], [n.div_ceil(256), 1, 1], 4)
+        .unwrap();
     drop(res);
     for i in 0..n as usize {
         assert_eq!(y[i], a * x[i] + y0[i], "at {i}");
@@ -32,14 +36,23 @@ fn reduce(env: &str) {
     let mut data: Vec<u32> = (0..groups * local).map(|_| g.next() % 1000).collect();
     let mut out = vec![0u32; 1 + groups as usize];
     let bias = 5u32;
-    let res = Res::new().buf(0, 0, &mut data).buf(0, 1, &mut out).push(&[n, bias]);
+    let res = Res::new()
+        .buf(0, 0, &mut data)
+        .buf(0, 1, &mut out)
+        .push(&[n, bias]);
     prog.dispatch(&res, [0; 3], [groups, 1, 1], 4).unwrap();
     drop(res);
     let mut total = 0u32;
     for grp in 0..groups as usize {
         let s: u32 = (0..local as usize)
             .map(|l| grp * local as usize + l)
-            .map(|i| if (i as u32) < n { data[i] * 3 + bias } else { 0 })
+            .map(|i| {
+                if (i as u32) < n {
+                    data[i] * 3 + bias
+                } else {
+                    0
+                }
+            })
             .sum();
         assert_eq!(out[1 + grp], s, "group {grp}");
         total = total.wrapping_add(s);
@@ -62,10 +75,13 @@ fn scan() {
     let prog = program("scan.comp", "vulkan1.1", &[]).unwrap();
     let groups = 40usize;
     let mut g = Lcg(3);
-    let v0: Vec<i32> = (0..groups * 128).map(|_| (g.next() % 200) as i32 - 100).collect();
+    let v0: Vec<i32> = (0..groups * 128)
+        .map(|_| (g.next() % 200) as i32 - 100)
+        .collect();
     let mut v = v0.clone();
     let res = Res::new().buf(0, 0, &mut v);
-    prog.dispatch(&res, [0; 3], [groups as u32, 1, 1], 3).unwrap();
+    prog.dispatch(&res, [0; 3], [groups as u32, 1, 1], 3)
+        .unwrap();
     drop(res);
     for grp in 0..groups {
         let mut acc = 0;
@@ -97,13 +113,33 @@ fn struct_arrays_std140_std430_row_major() {
     put(&mut items, 0, &[n as u32]);
     let item = |i: usize| {
         let fi = i as f32;
-        ([fi, fi * 0.5, -fi], fi + 0.25, [i as i32 - 3, 2], [[1.0, fi], [0.5, -2.0f32]])
+        (
+            [fi, fi * 0.5, -fi],
+            fi + 0.25,
+            [i as i32 - 3, 2],
+            [[1.0, fi], [0.5, -2.0f32]],
+        )
     };
     for i in 0..n {
         let (pos, w, idx, m) = item(i);
         let o = 16 + 48 * i;
-        put(&mut items, o, &[f(pos[0]), f(pos[1]), f(pos[2]), f(w), idx[0] as u32, idx[1] as u32]);
-        put(&mut items, o + 24, &[f(m[0][0]), f(m[0][1]), f(m[1][0]), f(m[1][1])]);
+        put(
+            &mut items,
+            o,
+            &[
+                f(pos[0]),
+                f(pos[1]),
+                f(pos[2]),
+                f(w),
+                idx[0] as u32,
+                idx[1] as u32,
+            ],
+        );
+        put(
+            &mut items,
+            o + 24,
+            &[f(m[0][0]), f(m[0][1]), f(m[1][0]), f(m[1][1])],
+        );
     }
     // U (std140): vec4 scale @0; row_major mat3 @16 (3 rows, stride 16); float arr[4] @64 stride 16.
     let mut u = vec![0u8; 128];
@@ -119,22 +155,50 @@ fn struct_arrays_std140_std430_row_major() {
     }
     // Out: Res { vec4 a @0; vec2 b @16; int c @24 } stride 32.
     let mut out = vec![0u8; 32 * n];
-    let res = Res::new().buf(0, 0, &mut items).buf(0, 1, &mut u).buf(0, 2, &mut out);
+    let res = Res::new()
+        .buf(0, 0, &mut items)
+        .buf(0, 1, &mut u)
+        .buf(0, 2, &mut out);
     prog.dispatch(&res, [0; 3], [2, 1, 1], 2).unwrap();
     drop(res);
     for i in 0..n {
         let (pos, w, idx, m) = item(i);
         let pos2 = pos.map(|p| p * 2.0);
-        let p: Vec<f32> = (0..3).map(|r| (0..3).map(|c| rows[r][c] * pos2[c]).sum()).collect();
-        let q: Vec<f32> = (0..2).map(|r| (0..2).map(|c| m[c][r] * idx[c] as f32).sum()).collect();
-        let a = [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2], (w + 1.0) * scale[3]];
+        let p: Vec<f32> = (0..3)
+            .map(|r| (0..3).map(|c| rows[r][c] * pos2[c]).sum())
+            .collect();
+        let q: Vec<f32> = (0..2)
+            .map(|r| (0..2).map(|c| m[c][r] * idx[c] as f32).sum())
+            .collect();
+        let a = [
+            p[0] * scale[0],
+            p[1] * scale[1],
+            p[2] * scale[2],
+            (w + 1.0) * scale[3],
+        ];
         let o = 32 * i;
-        for k in 0..4 {
-            assert_eq!(f32::from_bits(get(&out, o + 4 * k)), a[k], "item {i} a[{k}]");
+        for (k, want) in a.iter().enumerate() {
+            assert_eq!(
+                f32::from_bits(get(&out, o + 4 * k)),
+                *want,
+                "item {i} a[{k}]"
+            );
         }
-        assert_eq!(f32::from_bits(get(&out, o + 16)), q[0] + arr[i % 4], "item {i} b.x");
-        assert_eq!(f32::from_bits(get(&out, o + 20)), q[1] + arr[i % 4], "item {i} b.y");
-        assert_eq!(get(&out, o + 24) as i32, idx[0] * idx[1] + pos[1] as i32, "item {i} c");
+        assert_eq!(
+            f32::from_bits(get(&out, o + 16)),
+            q[0] + arr[i % 4],
+            "item {i} b.x"
+        );
+        assert_eq!(
+            f32::from_bits(get(&out, o + 20)),
+            q[1] + arr[i % 4],
+            "item {i} b.y"
+        );
+        assert_eq!(
+            get(&out, o + 24) as i32,
+            idx[0] * idx[1] + pos[1] as i32,
+            "item {i} c"
+        );
     }
     // Invocations past `count` return early and write nothing.
     assert!(out[32 * n..].iter().all(|&b| b == 0));
@@ -146,7 +210,11 @@ fn collatz(mut x: i32) -> i32 {
         if steps > 1000 {
             break;
         }
-        x = if x % 2 == 0 { x / 2 } else { x.wrapping_mul(3).wrapping_add(1) };
+        x = if x % 2 == 0 {
+            x / 2
+        } else {
+            x.wrapping_mul(3).wrapping_add(1)
+        };
         steps += 1;
     }
     steps
@@ -167,7 +235,15 @@ fn classify(x: i32) -> i32 {
 fn control_flow_loops_switch_calls() {
     let prog = program("control.comp", "vulkan1.1", &[]).unwrap();
     let mut g = Lcg(11);
-    let v0: Vec<i32> = (0..256).map(|i| if i < 8 { i - 4 } else { (g.next() % 500) as i32 - 100 }).collect();
+    let v0: Vec<i32> = (0..256)
+        .map(|i| {
+            if i < 8 {
+                i - 4
+            } else {
+                (g.next() % 500) as i32 - 100
+            }
+        })
+        .collect();
     let mut v = v0.clone();
     let res = Res::new().buf(0, 0, &mut v);
     prog.dispatch(&res, [0; 3], [4, 1, 1], 2).unwrap();

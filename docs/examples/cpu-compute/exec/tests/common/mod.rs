@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 /// Compiles `tests/shaders/<name>` for `env` (e.g. "vulkan1.1") and returns the SPIR-V words.
 pub fn spirv(name: &str, env: &str) -> Vec<u32> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/shaders").join(name);
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shaders")
+        .join(name);
     let out = std::env::temp_dir().join(format!("cce-{}-{}-{}.spv", std::process::id(), name, env));
     let st = std::process::Command::new("/usr/bin/glslangValidator")
         .args(["-V", "--target-env", env, "-o"])
@@ -15,15 +17,24 @@ pub fn spirv(name: &str, env: &str) -> Vec<u32> {
         .arg(&src)
         .output()
         .expect("glslangValidator runs");
-    assert!(st.status.success(), "{name}: {}", String::from_utf8_lossy(&st.stdout));
+    assert!(
+        st.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&st.stdout)
+    );
     let bytes = std::fs::read(&out).unwrap();
     let _ = std::fs::remove_file(&out);
-    bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 /// Assembles `tests/shaders/<name>` with spirv-as, or None where spirv-tools is not installed.
 pub fn assemble(name: &str) -> Option<Vec<u32>> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/shaders").join(name);
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shaders")
+        .join(name);
     let out = std::env::temp_dir().join(format!("cce-{}-{}.spv", std::process::id(), name));
     let st = std::process::Command::new("spirv-as")
         .args(["--target-env", "vulkan1.1", "-o"])
@@ -31,10 +42,19 @@ pub fn assemble(name: &str) -> Option<Vec<u32>> {
         .arg(&src)
         .output()
         .ok()?;
-    assert!(st.status.success(), "{name}: {}", String::from_utf8_lossy(&st.stderr));
+    assert!(
+        st.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
     let bytes = std::fs::read(&out).unwrap();
     let _ = std::fs::remove_file(&out);
-    Some(bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+    Some(
+        bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
 }
 
 pub fn program(name: &str, env: &str, spec: &[(u32, Vec<u8>)]) -> Result<Program, Refusal> {
@@ -51,19 +71,34 @@ pub struct Res<'a> {
 
 impl<'a> Res<'a> {
     pub fn new() -> Self {
-        Res { bufs: Vec::new(), push: Vec::new(), _borrow: PhantomData }
+        Res {
+            bufs: Vec::new(),
+            push: Vec::new(),
+            _borrow: PhantomData,
+        }
     }
     pub fn buf<T: Copy>(self, set: u32, binding: u32, data: &'a mut [T]) -> Self {
         self.elem(set, binding, 0, data)
     }
-    pub fn elem<T: Copy>(mut self, set: u32, binding: u32, element: u32, data: &'a mut [T]) -> Self {
-        let span = Span { ptr: data.as_mut_ptr() as *mut u8, len: std::mem::size_of_val(data) };
+    pub fn elem<T: Copy>(
+        mut self,
+        set: u32,
+        binding: u32,
+        element: u32,
+        data: &'a mut [T],
+    ) -> Self {
+        let span = Span {
+            ptr: data.as_mut_ptr() as *mut u8,
+            len: std::mem::size_of_val(data),
+        };
         self.bufs.push(((set, binding, element), span));
         self
     }
     pub fn push<T: Copy>(mut self, v: &[T]) -> Self {
         // SAFETY: T is plain data (Copy numbers in these tests); viewing it as bytes is sound.
-        let b = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+        let b = unsafe {
+            std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v))
+        };
         self.push = b.to_vec();
         self
     }
@@ -73,7 +108,10 @@ impl<'a> Res<'a> {
 // valid and unaliased by the test until the Res is dropped after dispatch.
 unsafe impl Resources for Res<'_> {
     fn buffer(&self, set: u32, binding: u32, element: u32) -> Option<Span> {
-        self.bufs.iter().find(|(k, _)| *k == (set, binding, element)).map(|(_, s)| *s)
+        self.bufs
+            .iter()
+            .find(|(k, _)| *k == (set, binding, element))
+            .map(|(_, s)| *s)
     }
     fn push_constants(&self) -> &[u8] {
         &self.push
@@ -88,7 +126,10 @@ pub fn spec_u32(id: u32, v: u32) -> (u32, Vec<u8>) {
 pub struct Lcg(pub u64);
 impl Lcg {
     pub fn next(&mut self) -> u32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) as u32
     }
     pub fn f32(&mut self) -> f32 {
