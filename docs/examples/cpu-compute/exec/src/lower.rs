@@ -126,6 +126,17 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
             );
         }
         S::TypeFunction => drop(d.types.insert(word(ops, 0)?, Ty::Function)),
+        S::TypeImage | S::TypeSampler | S::TypeSampledImage => {
+            return Err(Refusal::Unsupported(op_name(code)))
+        }
+        _ => return module_constant(d, op, code, ops),
+    }
+    Ok(())
+}
+
+/// Constants, specialization constants and OpUndef outside functions.
+fn module_constant(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Refusal> {
+    match op {
         S::ConstantTrue | S::ConstantFalse | S::SpecConstantTrue | S::SpecConstantFalse => {
             if !matches!(d.types.get(&word(ops, 0)?), Some(Ty::Scalar(Scalar::Bool))) {
                 return Err(bad("boolean constant of a non-boolean type"));
@@ -170,9 +181,6 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
             d.consts.insert(word(ops, 1)?);
         }
         S::SpecConstantOp => spec_constant_op(d, ops)?,
-        S::TypeImage | S::TypeSampler | S::TypeSampledImage => {
-            return Err(Refusal::Unsupported(op_name(code)))
-        }
         _ => return Err(Refusal::Instruction(op_name(code))),
     }
     Ok(())

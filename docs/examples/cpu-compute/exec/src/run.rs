@@ -260,6 +260,47 @@ fn access(
     }
 }
 
+/// Whole-value loads and stores, OpArrayLength and atomics (the rarer memory ops).
+fn memory_op(op: &Op, r: &mut [u64], mem: &Regions) -> Result<(), Trap> {
+    match op {
+        Op::Load { dst, ptr, flat } => {
+            let p = r[*ptr as usize];
+            for (i, f) in flat.iter().enumerate() {
+                let v = mem.load(p, f.off, f.size);
+                r[*dst as usize + i] = if f.boolean { (v != 0) as u64 } else { v };
+            }
+        }
+        Op::Store { ptr, src, flat } => {
+            let p = r[*ptr as usize];
+            for (i, f) in flat.iter().enumerate() {
+                mem.store(p, f.off, f.size, r[*src as usize + i]);
+            }
+        }
+        Op::ArrayLen {
+            dst,
+            ptr,
+            member_off,
+            stride,
+        } => {
+            let len = mem.len(r[*ptr as usize]) as u64;
+            r[*dst as usize] = mask(len.saturating_sub(*member_off) / stride, 32);
+        }
+        Op::Atomic {
+            op,
+            w,
+            dst,
+            ptr,
+            a,
+            b,
+        } => {
+            let v = mem.atomic(*op, *w, r[*ptr as usize], r[*a as usize], r[*b as usize])?;
+            r[*dst as usize] = v;
+        }
+        _ => return Err(Trap::Internal(format!("unexpected op {op:?}"))),
+    }
+    Ok(())
+}
+
 /// Runs `inv` until it returns from the entry point or reaches a workgroup barrier.
 pub fn run(
     m: &Module,
@@ -328,39 +369,6 @@ pub fn run(
                 let e = cases.iter().find(|c| c.0 == v).map_or(default, |c| &c.1);
                 pc = take(e, r, scratch);
             }
-            Op::Load { dst, ptr, flat } => {
-                let p = r[*ptr as usize];
-                for (i, f) in flat.iter().enumerate() {
-                    let v = mem.load(p, f.off, f.size);
-                    r[*dst as usize + i] = if f.boolean { (v != 0) as u64 } else { v };
-                }
-            }
-            Op::Store { ptr, src, flat } => {
-                let p = r[*ptr as usize];
-                for (i, f) in flat.iter().enumerate() {
-                    mem.store(p, f.off, f.size, r[*src as usize + i]);
-                }
-            }
-            Op::ArrayLen {
-                dst,
-                ptr,
-                member_off,
-                stride,
-            } => {
-                let len = mem.len(r[*ptr as usize]) as u64;
-                r[*dst as usize] = mask(len.saturating_sub(*member_off) / stride, 32);
-            }
-            Op::Atomic {
-                op,
-                w,
-                dst,
-                ptr,
-                a,
-                b,
-            } => {
-                let v = mem.atomic(*op, *w, r[*ptr as usize], r[*a as usize], r[*b as usize])?;
-                r[*dst as usize] = v;
-            }
             Op::Call { func, args, dst, n } => {
                 if inv.stack.len() > m.max_call_depth {
                     return Err(Trap::CallDepth(inv.stack.len()));
@@ -394,7 +402,9 @@ pub fn run(
             Op::Fence => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
             Op::Unreachable => return Err(Trap::Unreachable),
             other => {
-                value_op(other, r);
+                if !value_op(other, r) {
+                    memory_op(other, r, mem)?;
+                }
             }
         }
     }
