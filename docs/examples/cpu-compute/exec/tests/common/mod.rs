@@ -57,6 +57,44 @@ pub fn assemble(name: &str) -> Option<Vec<u32>> {
     )
 }
 
+/// Compiles `tests/shaders/<name>` (WGSL) with naga as wgpu would, or None without naga.
+pub fn wgsl(name: &str, args: &[&str]) -> Option<Vec<u32>> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shaders")
+        .join(name);
+    let tag: String = args
+        .concat()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let out = std::env::temp_dir().join(format!("cce-{}-{}-{tag}.spv", std::process::id(), name));
+    let st = match std::process::Command::new("naga")
+        .args(args)
+        .arg(&src)
+        .arg(&out)
+        .output()
+    {
+        Ok(st) => st,
+        Err(_) => {
+            eprintln!("naga is not installed: {name} not run");
+            return None;
+        }
+    };
+    assert!(
+        st.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    Some(
+        bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
+}
+
 pub fn program(name: &str, env: &str, spec: &[(u32, Vec<u8>)]) -> Result<Program, Refusal> {
     Program::from_words(&spirv(name, env), "main", spec)
 }
