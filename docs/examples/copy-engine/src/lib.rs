@@ -2,21 +2,20 @@
 //! vendor ships on the kit (issue 20). The kit answers the API: the queue and sync core holds
 //! each batch until its waits resolve (timeline and binary semaphores across queues, host
 //! signals), the resource objects keep memory and buffers, the generated recorder records
-//! every `vkCmd*`. This file only describes the device and runs the transfer commands, each
-//! queue on a worker thread of its own. What a copy engine has no hardware for (pipelines,
-//! rendering) answers as vkgen's null driver (`NULL_OBJECTS`).
+//! every `vkCmd*`, and each queue's batches run on a worker thread of its own (the kit's
+//! `queue::Worker`). This file only describes the device and runs the transfer commands (its
+//! own engine, on purpose: it demonstrates one; `Kit::HOST_TRANSFERS` stays off). What a copy
+//! engine has no hardware for (pipelines, rendering) answers as vkgen's null driver
+//! (`NULL_OBJECTS`).
 
 pub mod vkgen;
-
-use std::sync::mpsc::{channel, SendError, Sender};
-use std::sync::{Mutex, OnceLock};
 
 use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::driver::Driver;
 use vkgen_driver::generated::vk;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
 use vkgen_driver::kit::native_buffer::NativeBuffers;
-use vkgen_driver::kit::queue::{Batch, Completion};
+use vkgen_driver::kit::queue::{Batch, Completion, Worker};
 use vkgen_driver::kit::resources::Buffer;
 use vkgen_driver::kit::{self, Kit, PhysicalDeviceDesc, Queue};
 
@@ -58,7 +57,9 @@ impl Kit for CopyEngine {
         batch: &Batch,
         done: Completion,
     ) -> Result<(), vk::Result> {
-        queue.data.run(batch.command_buffers.clone(), done);
+        queue
+            .data
+            .replay(batch, done, |cb: &CommandBuffer<Self>| cb.replay(&mut Engine));
         Ok(())
     }
 }
@@ -73,40 +74,6 @@ impl Driver for CopyEngine {
 vkgen_driver::export_driver!(CopyEngine);
 
 // The engine.
-
-type Work = (Vec<vk::CommandBuffer>, Completion);
-
-/// A queue's worker thread: its batches run in submission order, off the submitting thread;
-/// a batch is complete when its `Completion` drops. The thread ends with the queue.
-#[derive(Default)]
-pub struct Worker(OnceLock<Mutex<Sender<Work>>>);
-
-impl Worker {
-    fn run(&self, command_buffers: Vec<vk::CommandBuffer>, done: Completion) {
-        let sender = self.0.get_or_init(|| {
-            let (sender, work) = channel::<Work>();
-            std::thread::spawn(move || {
-                for (command_buffers, _done) in work {
-                    for cb in command_buffers {
-                        // SAFETY: a command buffer of a pending batch of this driver stays
-                        // allocated until the batch completes (vkFreeCommandBuffers' valid usage).
-                        if let Some(cb) = unsafe { CommandBuffer::<CopyEngine>::from_handle(cb) } {
-                            cb.replay(&mut Engine);
-                        }
-                    }
-                }
-            });
-            Mutex::new(sender)
-        });
-        let sent = sender
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .send((command_buffers, done));
-        if let Err(SendError((_, done))) = sent {
-            done.fail(vk::Result::ERROR_DEVICE_LOST);
-        }
-    }
-}
 
 /// Runs the transfer commands on the buffers' bytes (the kit keeps every buffer in host memory).
 struct Engine;

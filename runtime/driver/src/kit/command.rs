@@ -33,6 +33,7 @@ use crate::handles::{
 use crate::util::{guard, lock};
 
 pub(crate) mod applied;
+pub use applied::kit_applies;
 
 /// `VkCommandPool`.
 pub struct CommandPool<D: Kit> {

@@ -32,6 +32,8 @@
 //!   `vk_queue` and `vk_sync`): batches held until their waits resolve and handed to
 //!   [`Kit::driver_submit`], fences and binary/timeline semaphores the kit signals, host waits,
 //!   queue and device idle, `SYNC_FD` interop.
+//! * [`transfer`] runs the transfer commands (fills, updates, copies, clears, blits, resolves)
+//!   on host memory at replay when the engine does not ([`Kit::HOST_TRANSFERS`]).
 //! * [`null`] is that null driver, a kit driver itself (AOSP `nulldrv`): it lives here, below
 //!   the backends, because the kit's bring-up falls back to it; [`crate::backend::null`]
 //!   re-exports it as the backend it also is.
@@ -80,6 +82,7 @@ pub mod shader;
 pub mod state;
 pub mod sync;
 mod tables;
+pub mod transfer;
 
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::Driver;
@@ -187,6 +190,17 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// commands the engine does not run, applied at replay: [`command::CommandBuffer::replay`]). Drivers with their own objects
     /// leave it off.
     const RESOURCE_OBJECTS: bool = false;
+
+    /// The kit's host transfers ([`transfer`]): with [`Kit::RESOURCE_OBJECTS`] (all kit memory
+    /// is host memory) and [`Kit::RECORD_COMMANDS`], every transfer command the engine does not
+    /// run — `vkCmdFillBuffer`, `vkCmdUpdateBuffer`, `vkCmdCopyBuffer{,2}`,
+    /// `vkCmdCopyBufferToImage{,2}`, `vkCmdCopyImageToBuffer{,2}`, `vkCmdCopyImage{,2}`,
+    /// `vkCmdClearColorImage`, `vkCmdClearDepthStencilImage`, `vkCmdBlitImage{,2}` and
+    /// `vkCmdResolveImage{,2}` — is run by the kit on the objects' bytes at replay, in recorded
+    /// order (bad regions dropped with a warning). The requirements report counts them as run,
+    /// and the transfer format features as honoured where the kit's version serves the format.
+    /// A CPU driver turns it on and writes no transfer method; an engine method still wins.
+    const HOST_TRANSFERS: bool = false;
 
     /// The kit's descriptor objects ([`descriptor`], Mesa's `vk_descriptor_set_layout`,
     /// `vk_pipeline_layout`, `vk_descriptor_update_template`): set layouts (sorted bindings,

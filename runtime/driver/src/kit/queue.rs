@@ -17,6 +17,9 @@
 //! * `vkQueueWaitIdle` waits until every batch submitted to the queue completed,
 //!   `vkDeviceWaitIdle` does so for every queue; `vkDestroyDevice` stops the submit threads,
 //!   dropping the batches still held (their objects are never signalled).
+//! * [`Worker`] is a queue's worker thread for a CPU vendor: `driver_submit` hands it the
+//!   batch (`queue.data.replay(batch, completion, |cb| cb.replay(&mut Engine))`) and returns;
+//!   batches run in order on it, each complete when its work returns.
 //! * `vkQueueBindSparse` ([`sparse`]) makes batches of the same kind: no command buffers, the
 //!   binds handed to [`Kit::sparse_bind`].
 
@@ -36,6 +39,9 @@ use crate::sync_fd::{FenceSignaller, NativeFence};
 use crate::util::{fence_error_result, guard, lock, slice};
 
 mod sparse;
+pub mod worker;
+
+pub use worker::Worker;
 
 /// One batch of a `vkQueueSubmit2`, as the vendor's [`Kit::driver_submit`] gets it.
 #[derive(Debug, Default, Clone)]

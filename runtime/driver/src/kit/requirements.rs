@@ -412,9 +412,12 @@ pub fn unimplemented_commands<D: Kit>(
         if table.get(canonical).is_none() && !D::STUB_UNIMPLEMENTED {
             out.push(Missing::Command { command, by });
         } else if let Some(executes) = executes {
+            // A command the kit applies itself at replay (events, timestamps, with
+            // `HOST_TRANSFERS` the transfers) is run without the engine.
             if D::RECORD_COMMANDS
                 && super::command::COMMANDS.contains(&canonical)
                 && !executes(canonical)
+                && !super::command::kit_applies::<D>(canonical)
             {
                 out.push(Missing::Unexecuted { command, by });
             }
@@ -447,7 +450,7 @@ pub fn format_findings<D: Kit>(
     executes: Option<fn(vkgen_generated::commands::CommandId) -> bool>,
 ) -> Vec<Missing> {
     use vkgen_generated::commands;
-    let runs = |name: &str| {
+    let runs = |name: &str, format: vk::Format| {
         let Some(id) = std::ffi::CString::new(name)
             .ok()
             .and_then(|c| commands::lookup(&c))
@@ -462,7 +465,11 @@ pub fn format_findings<D: Kit>(
             return false;
         }
         if D::RECORD_COMMANDS && super::command::COMMANDS.contains(&canonical) {
-            return executes.is_none_or(|e| e(canonical));
+            // The engine's method serves every format; without it, the kit's host transfer
+            // serves the formats it lays out.
+            return executes.is_none_or(|e| e(canonical))
+                || (super::transfer::provides::<D>(canonical)
+                    && super::transfer::runs_on(canonical, format));
         }
         true
     };

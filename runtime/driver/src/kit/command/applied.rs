@@ -10,6 +10,8 @@
 //!   per tick, as the default queue family and limits report) into the [`QueryPool`];
 //! * `vkCmdResetQueryPool` makes the queries unavailable.
 //!
+//! With [`Kit::HOST_TRANSFERS`] the transfer commands join them ([`crate::kit::transfer`]).
+//!
 //! A command the engine runs (its method, or the `…2` method a 1.0 form routes to) is the
 //! engine's: it reads and writes the same objects through their methods. Without
 //! `RESOURCE_OBJECTS`, or when the vendor creates the objects itself (`vkCreateEvent`,
@@ -23,6 +25,9 @@ use crate::kit::Kit;
 
 /// Whether the kit applied `cmd` (the replay then skips the engine).
 pub(crate) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {
+    if crate::kit::transfer::apply::<D, E>(cmd) {
+        return true;
+    }
     let runs = |id: CommandId| implemented(id, E::implements);
     let events = D::RESOURCE_OBJECTS && !D::implements(CommandId::CREATE_EVENT);
     let queries = D::RESOURCE_OBJECTS && !D::implements(CommandId::CREATE_QUERY_POOL);
@@ -75,6 +80,25 @@ pub(crate) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {
         _ => return false,
     }
     true
+}
+
+/// Whether the kit applies `cmd` (canonical id) at replay for driver `D` when the engine does
+/// not run it (the requirements report's view of this module and of the host transfers).
+pub fn kit_applies<D: Kit>(cmd: CommandId) -> bool {
+    let events = D::RESOURCE_OBJECTS && !D::implements(CommandId::CREATE_EVENT);
+    let queries = D::RESOURCE_OBJECTS && !D::implements(CommandId::CREATE_QUERY_POOL);
+    match cmd {
+        CommandId::CMD_SET_EVENT
+        | CommandId::CMD_SET_EVENT2
+        | CommandId::CMD_RESET_EVENT
+        | CommandId::CMD_RESET_EVENT2
+        | CommandId::CMD_WAIT_EVENTS
+        | CommandId::CMD_WAIT_EVENTS2 => events,
+        CommandId::CMD_WRITE_TIMESTAMP
+        | CommandId::CMD_WRITE_TIMESTAMP2
+        | CommandId::CMD_RESET_QUERY_POOL => queries,
+        _ => crate::kit::transfer::provides::<D>(cmd),
+    }
 }
 
 /// Runs `f` on the kit event behind a recorded handle.

@@ -200,23 +200,23 @@ pub struct Unrunnable {
     pub examples: Vec<&'static str>,
 }
 
-/// The features `advertised` (every format's answer) claims while `runs` — whether the
-/// driver runs a command, by name — holds for none of the commands the feature needs.
+/// The features `advertised` (every format's answer) claims on formats for which `runs` —
+/// whether the driver runs a command, by name, on images of a format — holds for none of the
+/// commands the feature needs. (A command the engine runs serves every format; one the kit
+/// runs for it, [`crate::kit::transfer`], only those it can lay out.)
 pub fn unrunnable(
     advertised: impl IntoIterator<Item = (vk::Format, vk::FormatProperties)>,
-    runs: impl Fn(&str) -> bool,
+    runs: impl Fn(&str, vk::Format) -> bool,
 ) -> Vec<Unrunnable> {
     let advertised: Vec<_> = advertised.into_iter().collect();
     let mut out = Vec::new();
     for &(flag, feature, commands) in FEATURE_COMMANDS {
-        if commands.iter().any(|c| runs(c)) {
-            continue;
-        }
         let formats: Vec<&'static str> = advertised
             .iter()
-            .filter(|(_, p)| {
+            .filter(|(f, p)| {
                 (p.linear_tiling_features | p.optimal_tiling_features | p.buffer_features)
                     .contains(flag)
+                    && !commands.iter().any(|c| runs(c, *f))
             })
             .map(|(f, _)| info(*f).map_or("a format the table lacks", |i| i.name))
             .collect();
