@@ -133,7 +133,7 @@ fn transfer_id(cmd: &Cmd) -> Option<CommandId> {
 /// # Safety
 /// As in [`apply`]: a record of a pending command buffer.
 unsafe fn run(cmd: &Cmd) {
-    // SAFETY (every arm): the function's contract — live handles, and pointers to the
+    // SAFETY: every arm rests on the function's contract — live handles, and pointers to the
     // recording's copies of the structures and their `*_count` regions.
     unsafe {
         match *cmd {
@@ -184,7 +184,7 @@ unsafe fn run(cmd: &Cmd) {
 /// # Safety
 /// As [`run`].
 unsafe fn run_image(cmd: &Cmd) {
-    // SAFETY (every arm): as in `run`.
+    // SAFETY: every arm rests on `run`'s contract, which the caller keeps.
     unsafe {
         match *cmd {
             Cmd::CopyBufferToImage {
@@ -273,7 +273,7 @@ unsafe fn run_image(cmd: &Cmd) {
 /// # Safety
 /// As [`run`].
 unsafe fn run_pixels(cmd: &Cmd) {
-    // SAFETY (every arm): as in `run`.
+    // SAFETY: every arm rests on `run`'s contract, which the caller keeps.
     unsafe {
         match *cmd {
             Cmd::ClearColorImage {
@@ -351,5 +351,32 @@ unsafe fn run_pixels(cmd: &Cmd) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kit_serves_copies_of_every_described_format_and_pixels_of_packable_ones() {
+        let bc1 = vk::Format::BC1_RGB_UNORM_BLOCK;
+        let nv12 = vk::Format::G8_B8R8_2PLANE_420_UNORM;
+        for f in [
+            vk::Format::R8G8B8A8_UNORM,
+            vk::Format::D24_UNORM_S8_UINT,
+            bc1,
+            nv12,
+        ] {
+            assert!(runs_on(CommandId::CMD_COPY_BUFFER_TO_IMAGE, f), "{f:?}");
+            assert!(runs_on(CommandId::CMD_COPY_IMAGE2, f), "{f:?}");
+        }
+        for cmd in [CommandId::CMD_BLIT_IMAGE2, CommandId::CMD_CLEAR_COLOR_IMAGE] {
+            assert!(runs_on(cmd, vk::Format::E5B9G9R9_UFLOAT_PACK32));
+            assert!(!runs_on(cmd, bc1), "compressed");
+            assert!(!runs_on(cmd, nv12), "multi-planar");
+        }
+        assert!(!runs_on(CommandId::CMD_DRAW, vk::Format::R8G8B8A8_UNORM));
+        assert!(!runs_on(CommandId::CMD_COPY_IMAGE, vk::Format::UNDEFINED));
     }
 }
