@@ -2,10 +2,12 @@
 //! run by the kit on host memory — fills, updates, buffer copies, buffer↔image copies (row
 //! length and image height, a D24S8 aspect copy), image copies, clears, blits (NEAREST and
 //! LINEAR scaling) and resolves — byte for byte, through the real entry points with ash; a
-//! region out of range is dropped and the rest of the command buffer still runs; and the
-//! requirements report counts the commands and their format features as run.
+//! region out of range is dropped and the rest of the command buffer still runs; a method the
+//! engine defines wins over the kit's; and the requirements report counts the commands and
+//! their format features as run. Every fixture's queue runs on `kit::queue::Worker`.
 
 use std::ffi::CStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod support;
 
@@ -13,7 +15,7 @@ use ash::vk;
 use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::driver::Driver;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
-use vkgen_driver::kit::queue::{Batch, Completion};
+use vkgen_driver::kit::queue::{Batch, Completion, Worker};
 use vkgen_driver::kit::requirements::{format_findings, unimplemented_commands, Missing};
 use vkgen_driver::kit::{self, Kit};
 
@@ -21,18 +23,21 @@ use vkgen_driver::kit::{self, Kit};
 struct Nothing;
 impl Execute for Nothing {}
 
-/// Replays each command buffer of `batch` on [`Nothing`].
-fn replay<D: Kit>(batch: &Batch) {
-    for &cb in &batch.command_buffers {
-        // SAFETY: the batch holds command buffers of this device, alive until it completes.
-        if let Some(cb) = unsafe { CommandBuffer::<D>::from_handle(cb) } {
-            cb.replay(&mut Nothing);
-        }
+/// Counts the fills it runs (the one transfer it defines) and leaves the buffer alone.
+struct FillCounter;
+static FILLS: AtomicUsize = AtomicUsize::new(0);
+
+#[vkgen_driver::execute]
+impl Execute for FillCounter {
+    unsafe fn cmd_fill_buffer(&mut self, _: vk::Buffer, _: u64, _: u64, _: u32) {
+        FILLS.fetch_add(1, Ordering::SeqCst);
     }
 }
 
+/// A fixture driver: every component a CPU driver uses, `HOST_TRANSFERS` as given, each
+/// queue's batches replayed on `$engine` by the kit's queue worker.
 macro_rules! fixture {
-    ($name:ident, $label:literal, $host:expr) => {
+    ($name:ident, $label:literal, $host:expr, $engine:ident) => {
         struct $name;
         impl DriverModule for $name {
             const NAME: &'static CStr = $label;
@@ -41,7 +46,7 @@ macro_rules! fixture {
             type Instance = ();
             type PhysicalDevice = ();
             type Device = ();
-            type Queue = ();
+            type Queue = Worker;
             type CommandBuffer = ();
             type CommandPool = ();
             const RECORD_COMMANDS: bool = true;
@@ -49,11 +54,13 @@ macro_rules! fixture {
             const RESOURCE_OBJECTS: bool = true;
             const HOST_TRANSFERS: bool = $host;
             fn driver_submit(
-                _queue: &kit::Queue<Self>,
+                queue: &kit::Queue<Self>,
                 batch: &Batch,
-                _completion: Completion,
+                done: Completion,
             ) -> Result<(), vk::Result> {
-                replay::<Self>(batch);
+                queue.data.replay(batch, done, |cb: &CommandBuffer<Self>| {
+                    cb.replay(&mut $engine)
+                });
                 Ok(())
             }
         }
@@ -65,8 +72,9 @@ macro_rules! fixture {
     };
 }
 
-fixture!(Host, c"host transfers fixture", true);
-fixture!(Plain, c"no host transfers fixture", false);
+fixture!(Host, c"host transfers fixture", true, Nothing);
+fixture!(Plain, c"no host transfers fixture", false, Nothing);
+fixture!(Filler, c"an engine with its own fill", true, FillCounter);
 
 struct Setup {
     instance: ash::Instance,
@@ -793,4 +801,39 @@ fn the_report_counts_the_kit_transfers_as_run() {
         assert!(!host.contains(&f), "{f} is honoured: {host:?}");
         assert!(plain.contains(&f), "{f} is not: {plain:?}");
     }
+}
+
+#[test]
+fn an_engine_method_wins_over_the_kit() {
+    let mut s = Setup::new::<Filler>();
+    let (a, pa) = s.buffer(16);
+    let (b, pb) = s.buffer(16);
+    s.run(|d, cb| {
+        // SAFETY: buffers of this device, valid ranges.
+        unsafe {
+            d.cmd_fill_buffer(cb, a, 0, 16, 0xffff_ffff);
+            d.cmd_update_buffer(cb, a, 0, &[5; 8]);
+            d.cmd_copy_buffer(
+                cb,
+                a,
+                b,
+                &[vk::BufferCopy {
+                    src_offset: 0,
+                    dst_offset: 8,
+                    size: 8,
+                }],
+            );
+        }
+    });
+    assert_eq!(FILLS.load(Ordering::SeqCst), 1, "the engine ran its fill");
+    assert_eq!(
+        pa.read(0, 16),
+        [[5u8; 8], [0; 8]].concat(),
+        "and the kit did not"
+    );
+    assert_eq!(
+        pb.read(0, 16),
+        [[0u8; 8], [5; 8]].concat(),
+        "the kit ran the rest"
+    );
 }
