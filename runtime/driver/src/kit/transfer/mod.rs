@@ -3,23 +3,23 @@
 //! copy, a clear, a blit or a resolve the vendor's engine does not run is a loop over bytes
 //! the kit can write once for every CPU (or bring-up, or unified-memory) driver.
 //!
-//! * [`buffers`]: `vkCmdFillBuffer`, `vkCmdUpdateBuffer`, `vkCmdCopyBuffer{,2}`;
-//! * [`copies`]: `vkCmdCopyBufferToImage{,2}`, `vkCmdCopyImageToBuffer{,2}` (the buffer side
+//! * `buffers`: `vkCmdFillBuffer`, `vkCmdUpdateBuffer`, `vkCmdCopyBuffer{,2}`;
+//! * `copies`: `vkCmdCopyBufferToImage{,2}`, `vkCmdCopyImageToBuffer{,2}` (the buffer side
 //!   by [`buffer_copy_layout`](crate::kit::format::buffer_copy_layout): row length, image
 //!   height, depth/stencil aspect sizes, compressed blocks) and `vkCmdCopyImage{,2}`;
-//! * [`clears`]: `vkCmdClearColorImage`, `vkCmdClearDepthStencilImage` (values packed by
+//! * `clears`: `vkCmdClearColorImage`, `vkCmdClearDepthStencilImage` (values packed by
 //!   [`kit::format::pack`](crate::kit::format::pack));
-//! * [`blits`]: `vkCmdBlitImage{,2}` (`NEAREST`, `LINEAR`) and `vkCmdResolveImage{,2}`;
-//! * [`access`]: checked host ranges and where an aspect of a texel lies in the linear layout.
+//! * `blits`: `vkCmdBlitImage{,2}` (`NEAREST`, `LINEAR`) and `vkCmdResolveImage{,2}`;
+//! * `access`: checked host ranges and where an aspect of a texel lies in the linear layout.
 //!
-//! Design notes. The hook is the one events and timestamps use ([`super::command::applied`]):
+//! Design notes. The hook is the one events and timestamps use (`kit/command/applied.rs`):
 //! at replay, a recorded transfer command whose method the engine does not define (nor the
 //! `…2` method its 1.0 form routes to, `recorder::implemented`) is run here instead, in
 //! recorded order, on [`CommandBuffer::replay`](crate::kit::command::CommandBuffer::replay)
 //! and `replay_tracked` alike. An engine that defines the method keeps the command — the kit
 //! never runs a command twice, and a vendor can take over one command at a time. Every region
 //! is checked against the buffer's size and the image's mips, layers and extent before a byte
-//! moves, and every byte moves through a bounds-checked range ([`access::Host`]): a bad
+//! moves, and every byte moves through a bounds-checked range (`access::Host`): a bad
 //! region is dropped with a logged warning (valid usage made it undefined; the kit makes it
 //! harmless), never a crash or a write outside the object. The requirements report counts
 //! these commands as run ([`provides`]), and the format-feature check asks [`runs_on`] which
