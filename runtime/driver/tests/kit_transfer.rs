@@ -837,3 +837,89 @@ fn an_engine_method_wins_over_the_kit() {
         "the kit ran the rest"
     );
 }
+
+#[test]
+fn d32s8_and_array_layers_copy_by_aspect_and_layer() {
+    let mut s = Setup::new::<Host>();
+    let one = vk::SampleCountFlags::TYPE_1;
+    let (ds, pds, sds) = s.image(vk::Format::D32_SFLOAT_S8_UINT, (2, 1), 1, one);
+    let (arr, _, _) = s.image(vk::Format::R8_UINT, (2, 2), 3, one);
+    let (src, ps) = s.buffer(64);
+    let (dst, pd) = s.buffer(64);
+    let depth: Vec<u8> = [0.25f32, 0.5]
+        .iter()
+        .flat_map(|f| f.to_ne_bytes())
+        .collect();
+    ps.write(0, &depth);
+    ps.write(8, &[0x11, 0x22]);
+    // Layers 1 and 2 of the array from bytes 16..24, tightly.
+    ps.write(16, &[1, 2, 3, 4, 5, 6, 7, 8]);
+    s.run(|d, cb| {
+        let aspect = |a, offset| vk::BufferImageCopy {
+            buffer_offset: offset,
+            image_subresource: layers(a),
+            image_extent: vk::Extent3D {
+                width: 2,
+                height: 1,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        let (de, st) = (vk::ImageAspectFlags::DEPTH, vk::ImageAspectFlags::STENCIL);
+        let mut two = layers(COLOR);
+        two.base_array_layer = 1;
+        two.layer_count = 2;
+        let into = vk::BufferImageCopy {
+            buffer_offset: 16,
+            image_subresource: two,
+            image_extent: vk::Extent3D {
+                width: 2,
+                height: 2,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        // Layer 2 copied over layer 0, then layers 0..3 read back.
+        let mut from = layers(COLOR);
+        from.base_array_layer = 2;
+        let over = vk::ImageCopy {
+            src_subresource: from,
+            dst_subresource: layers(COLOR),
+            extent: vk::Extent3D {
+                width: 2,
+                height: 2,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        let mut all = layers(COLOR);
+        all.layer_count = vk::REMAINING_ARRAY_LAYERS;
+        let out = vk::BufferImageCopy {
+            buffer_offset: 16,
+            image_subresource: all,
+            image_extent: vk::Extent3D {
+                width: 2,
+                height: 2,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        // SAFETY: objects of this device, regions inside them.
+        unsafe {
+            d.cmd_copy_buffer_to_image(cb, src, ds, GENERAL, &[aspect(de, 0), aspect(st, 8)]);
+            d.cmd_copy_image_to_buffer(cb, ds, GENERAL, dst, &[aspect(st, 0), aspect(de, 4)]);
+            d.cmd_copy_buffer_to_image(cb, src, arr, GENERAL, &[into]);
+            d.cmd_copy_image(cb, arr, GENERAL, arr, GENERAL, &[over]);
+            d.cmd_copy_image_to_buffer(cb, arr, GENERAL, dst, &[out]);
+        }
+    });
+    // D32S8 texels are 8 bytes in the kit's layout: depth, stencil, 3 unused.
+    let texel = |t: usize| pds.read(sds.offset as usize + 8 * t, 5);
+    assert_eq!(texel(0), [&depth[..4], &[0x11]].concat());
+    assert_eq!(texel(1), [&depth[4..], &[0x22]].concat());
+    assert_eq!(
+        pd.read(0, 12),
+        [&[0x11, 0x22, 0, 0][..], &depth].concat()[..12]
+    );
+    assert_eq!(pd.read(16, 12), [5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8]);
+}
