@@ -2,10 +2,12 @@
 //! run by the kit on host memory — fills, updates, buffer copies, buffer↔image copies (row
 //! length and image height, a D24S8 aspect copy), image copies, clears, blits (NEAREST and
 //! LINEAR scaling) and resolves — byte for byte, through the real entry points with ash; a
-//! region out of range is dropped and the rest of the command buffer still runs; and the
-//! requirements report counts the commands and their format features as run.
+//! region out of range is dropped and the rest of the command buffer still runs; a method the
+//! engine defines wins over the kit's; and the requirements report counts the commands and
+//! their format features as run. Every fixture's queue runs on `kit::queue::Worker`.
 
 use std::ffi::CStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod support;
 
@@ -13,7 +15,7 @@ use ash::vk;
 use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::driver::Driver;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
-use vkgen_driver::kit::queue::{Batch, Completion};
+use vkgen_driver::kit::queue::{Batch, Completion, Worker};
 use vkgen_driver::kit::requirements::{format_findings, unimplemented_commands, Missing};
 use vkgen_driver::kit::{self, Kit};
 
@@ -21,18 +23,21 @@ use vkgen_driver::kit::{self, Kit};
 struct Nothing;
 impl Execute for Nothing {}
 
-/// Replays each command buffer of `batch` on [`Nothing`].
-fn replay<D: Kit>(batch: &Batch) {
-    for &cb in &batch.command_buffers {
-        // SAFETY: the batch holds command buffers of this device, alive until it completes.
-        if let Some(cb) = unsafe { CommandBuffer::<D>::from_handle(cb) } {
-            cb.replay(&mut Nothing);
-        }
+/// Counts the fills it runs (the one transfer it defines) and leaves the buffer alone.
+struct FillCounter;
+static FILLS: AtomicUsize = AtomicUsize::new(0);
+
+#[vkgen_driver::execute]
+impl Execute for FillCounter {
+    unsafe fn cmd_fill_buffer(&mut self, _: vk::Buffer, _: u64, _: u64, _: u32) {
+        FILLS.fetch_add(1, Ordering::SeqCst);
     }
 }
 
+/// A fixture driver: every component a CPU driver uses, `HOST_TRANSFERS` as given, each
+/// queue's batches replayed on `$engine` by the kit's queue worker.
 macro_rules! fixture {
-    ($name:ident, $label:literal, $host:expr) => {
+    ($name:ident, $label:literal, $host:expr, $engine:ident) => {
         struct $name;
         impl DriverModule for $name {
             const NAME: &'static CStr = $label;
@@ -41,7 +46,7 @@ macro_rules! fixture {
             type Instance = ();
             type PhysicalDevice = ();
             type Device = ();
-            type Queue = ();
+            type Queue = Worker;
             type CommandBuffer = ();
             type CommandPool = ();
             const RECORD_COMMANDS: bool = true;
@@ -49,11 +54,13 @@ macro_rules! fixture {
             const RESOURCE_OBJECTS: bool = true;
             const HOST_TRANSFERS: bool = $host;
             fn driver_submit(
-                _queue: &kit::Queue<Self>,
+                queue: &kit::Queue<Self>,
                 batch: &Batch,
-                _completion: Completion,
+                done: Completion,
             ) -> Result<(), vk::Result> {
-                replay::<Self>(batch);
+                queue.data.replay(batch, done, |cb: &CommandBuffer<Self>| {
+                    cb.replay(&mut $engine)
+                });
                 Ok(())
             }
         }
@@ -65,8 +72,9 @@ macro_rules! fixture {
     };
 }
 
-fixture!(Host, c"host transfers fixture", true);
-fixture!(Plain, c"no host transfers fixture", false);
+fixture!(Host, c"host transfers fixture", true, Nothing);
+fixture!(Plain, c"no host transfers fixture", false, Nothing);
+fixture!(Filler, c"an engine with its own fill", true, FillCounter);
 
 struct Setup {
     instance: ash::Instance,
@@ -793,4 +801,125 @@ fn the_report_counts_the_kit_transfers_as_run() {
         assert!(!host.contains(&f), "{f} is honoured: {host:?}");
         assert!(plain.contains(&f), "{f} is not: {plain:?}");
     }
+}
+
+#[test]
+fn an_engine_method_wins_over_the_kit() {
+    let mut s = Setup::new::<Filler>();
+    let (a, pa) = s.buffer(16);
+    let (b, pb) = s.buffer(16);
+    s.run(|d, cb| {
+        // SAFETY: buffers of this device, valid ranges.
+        unsafe {
+            d.cmd_fill_buffer(cb, a, 0, 16, 0xffff_ffff);
+            d.cmd_update_buffer(cb, a, 0, &[5; 8]);
+            d.cmd_copy_buffer(
+                cb,
+                a,
+                b,
+                &[vk::BufferCopy {
+                    src_offset: 0,
+                    dst_offset: 8,
+                    size: 8,
+                }],
+            );
+        }
+    });
+    assert_eq!(FILLS.load(Ordering::SeqCst), 1, "the engine ran its fill");
+    assert_eq!(
+        pa.read(0, 16),
+        [[5u8; 8], [0; 8]].concat(),
+        "and the kit did not"
+    );
+    assert_eq!(
+        pb.read(0, 16),
+        [[0u8; 8], [5; 8]].concat(),
+        "the kit ran the rest"
+    );
+}
+
+#[test]
+fn d32s8_and_array_layers_copy_by_aspect_and_layer() {
+    let mut s = Setup::new::<Host>();
+    let one = vk::SampleCountFlags::TYPE_1;
+    let (ds, pds, sds) = s.image(vk::Format::D32_SFLOAT_S8_UINT, (2, 1), 1, one);
+    let (arr, _, _) = s.image(vk::Format::R8_UINT, (2, 2), 3, one);
+    let (src, ps) = s.buffer(64);
+    let (dst, pd) = s.buffer(64);
+    let depth: Vec<u8> = [0.25f32, 0.5]
+        .iter()
+        .flat_map(|f| f.to_ne_bytes())
+        .collect();
+    ps.write(0, &depth);
+    ps.write(8, &[0x11, 0x22]);
+    // Layers 1 and 2 of the array from bytes 16..24, tightly.
+    ps.write(16, &[1, 2, 3, 4, 5, 6, 7, 8]);
+    s.run(|d, cb| {
+        let aspect = |a, offset| vk::BufferImageCopy {
+            buffer_offset: offset,
+            image_subresource: layers(a),
+            image_extent: vk::Extent3D {
+                width: 2,
+                height: 1,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        let (de, st) = (vk::ImageAspectFlags::DEPTH, vk::ImageAspectFlags::STENCIL);
+        let mut two = layers(COLOR);
+        two.base_array_layer = 1;
+        two.layer_count = 2;
+        let into = vk::BufferImageCopy {
+            buffer_offset: 16,
+            image_subresource: two,
+            image_extent: vk::Extent3D {
+                width: 2,
+                height: 2,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        // Layer 2 copied over layer 0, then layers 0..3 read back.
+        let mut from = layers(COLOR);
+        from.base_array_layer = 2;
+        let over = vk::ImageCopy {
+            src_subresource: from,
+            dst_subresource: layers(COLOR),
+            extent: vk::Extent3D {
+                width: 2,
+                height: 2,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        let mut all = layers(COLOR);
+        all.layer_count = vk::REMAINING_ARRAY_LAYERS;
+        let out = vk::BufferImageCopy {
+            buffer_offset: 16,
+            image_subresource: all,
+            image_extent: vk::Extent3D {
+                width: 2,
+                height: 2,
+                depth: 1,
+            },
+            ..Default::default()
+        };
+        // SAFETY: objects of this device, regions inside them.
+        unsafe {
+            d.cmd_copy_buffer_to_image(cb, src, ds, GENERAL, &[aspect(de, 0), aspect(st, 8)]);
+            d.cmd_copy_image_to_buffer(cb, ds, GENERAL, dst, &[aspect(st, 0), aspect(de, 4)]);
+            d.cmd_copy_buffer_to_image(cb, src, arr, GENERAL, &[into]);
+            d.cmd_copy_image(cb, arr, GENERAL, arr, GENERAL, &[over]);
+            d.cmd_copy_image_to_buffer(cb, arr, GENERAL, dst, &[out]);
+        }
+    });
+    // D32S8 texels are 8 bytes in the kit's layout: depth, stencil, 3 unused.
+    let texel = |t: usize| pds.read(sds.offset as usize + 8 * t, 5);
+    assert_eq!(texel(0), [&depth[..4], &[0x11]].concat());
+    assert_eq!(texel(1), [&depth[4..], &[0x22]].concat());
+    assert_eq!(
+        pd.read(0, 12),
+        [&[0x11, 0x22, 0, 0][..], &depth].concat()[..12]
+    );
+    assert_eq!(pd.read(16, 12), [5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8]);
 }

@@ -78,7 +78,9 @@ pub enum Missing {
     /// while the driver runs none of the commands that use it (`commands`: e.g. `BLIT_DST`
     /// without `vkCmdBlitImage`/`vkCmdBlitImage2` in the engine's `Execute::implements`).
     /// Known only where the engine's list is given (a recording driver) or the command has
-    /// no implementation at all.
+    /// no implementation at all. A command the kit runs for the engine
+    /// ([`Kit::HOST_TRANSFERS`]) counts on the formats the kit
+    /// serves ([`super::transfer::runs_on`]).
     #[error("format feature {feature} is advertised on {count} formats ({examples}) but the driver runs none of {commands}")]
     FormatFeature {
         feature: &'static str,
@@ -96,7 +98,9 @@ pub enum Missing {
     #[error("driverID {have} is not a VkDriverId of the registry: set properties.driver_id (PhysicalDeviceDesc) to your driver's registered ID")]
     DriverId { have: i32 },
     /// A `vkCmd*` of the version or of an advertised extension (`by`) that the kit records
-    /// but neither a hook nor the engine runs: its replay reaches `Execute::unimplemented`.
+    /// but neither a hook, the engine nor the kit at replay runs
+    /// ([`super::command::kit_applies`]: events, timestamps, with `HOST_TRANSFERS` the
+    /// transfers): its replay reaches `Execute::unimplemented`.
     #[error("{by} requires {command}, which is recorded but not executed by the engine")]
     Unexecuted {
         command: &'static str,

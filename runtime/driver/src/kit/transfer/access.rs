@@ -297,3 +297,48 @@ impl<'a> ImageMem<'a> {
             .saturating_add(a.offset)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(bytes: &mut [u8]) -> Host {
+        Host {
+            ptr: bytes.as_mut_ptr(),
+            len: bytes.len() as u64,
+        }
+    }
+
+    #[test]
+    fn ranges_past_the_end_or_overflowing_are_refused() {
+        let mut b = [0u8; 16];
+        let h = host(&mut b);
+        assert!(h.at(0, 16).is_some());
+        assert!(h.at(16, 0).is_some(), "an empty range at the end");
+        assert!(h.at(1, 16).is_none());
+        assert!(h.at(u64::MAX, 2).is_none(), "no wrap-around");
+        assert!(!write(h, 15, &[1, 2]));
+        assert_eq!(b, [0; 16], "a refused write writes nothing");
+    }
+
+    #[test]
+    fn copies_within_one_memory_behave_as_memmove() {
+        let mut b: Vec<u8> = (0..8).collect();
+        let h = host(&mut b);
+        assert!(copy(h, 0, h, 2, 6));
+        assert_eq!(b, [0, 1, 0, 1, 2, 3, 4, 5]);
+        let mut out = [0u8; 3];
+        assert!(read(host(&mut b), 5, &mut out));
+        assert_eq!(out, [3, 4, 5]);
+    }
+
+    #[test]
+    fn aspect_bits_come_one_at_a_time() {
+        let both = vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL;
+        assert_eq!(
+            bits(both).collect::<Vec<_>>(),
+            [vk::ImageAspectFlags::DEPTH, vk::ImageAspectFlags::STENCIL]
+        );
+        assert_eq!(bits(vk::ImageAspectFlags::empty()).count(), 0);
+    }
+}

@@ -364,3 +364,26 @@ fn resolve_region(s: &ImageMem<'_>, d: &ImageMem<'_>, r: &Resolve) -> Result<(),
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::axis;
+
+    #[test]
+    fn destination_centres_map_back_into_the_source() {
+        // 2 → 4 texels: centres 0.5…3.5 land on 0.25, 0.75, 1.25, 1.75.
+        let (lo, hi, f) = axis([0, 4], [0, 2]);
+        assert_eq!((lo, hi), (0, 4));
+        assert_eq!(
+            (lo..hi).map(&f).collect::<Vec<_>>(),
+            [0.25, 0.75, 1.25, 1.75]
+        );
+        // A flipped destination walks the source backwards.
+        let (lo, hi, f) = axis([4, 0], [0, 4]);
+        assert_eq!((lo, hi), (0, 4));
+        assert_eq!((lo..hi).map(&f).collect::<Vec<_>>(), [3.5, 2.5, 1.5, 0.5]);
+        // An empty destination axis has no texels (and no division by zero).
+        let (lo, hi, _) = axis([3, 3], [0, 2]);
+        assert_eq!(lo, hi);
+    }
+}

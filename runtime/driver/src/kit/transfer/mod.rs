@@ -3,23 +3,23 @@
 //! copy, a clear, a blit or a resolve the vendor's engine does not run is a loop over bytes
 //! the kit can write once for every CPU (or bring-up, or unified-memory) driver.
 //!
-//! * [`buffers`]: `vkCmdFillBuffer`, `vkCmdUpdateBuffer`, `vkCmdCopyBuffer{,2}`;
-//! * [`copies`]: `vkCmdCopyBufferToImage{,2}`, `vkCmdCopyImageToBuffer{,2}` (the buffer side
+//! * `buffers`: `vkCmdFillBuffer`, `vkCmdUpdateBuffer`, `vkCmdCopyBuffer{,2}`;
+//! * `copies`: `vkCmdCopyBufferToImage{,2}`, `vkCmdCopyImageToBuffer{,2}` (the buffer side
 //!   by [`buffer_copy_layout`](crate::kit::format::buffer_copy_layout): row length, image
 //!   height, depth/stencil aspect sizes, compressed blocks) and `vkCmdCopyImage{,2}`;
-//! * [`clears`]: `vkCmdClearColorImage`, `vkCmdClearDepthStencilImage` (values packed by
+//! * `clears`: `vkCmdClearColorImage`, `vkCmdClearDepthStencilImage` (values packed by
 //!   [`kit::format::pack`](crate::kit::format::pack));
-//! * [`blits`]: `vkCmdBlitImage{,2}` (`NEAREST`, `LINEAR`) and `vkCmdResolveImage{,2}`;
-//! * [`access`]: checked host ranges and where an aspect of a texel lies in the linear layout.
+//! * `blits`: `vkCmdBlitImage{,2}` (`NEAREST`, `LINEAR`) and `vkCmdResolveImage{,2}`;
+//! * `access`: checked host ranges and where an aspect of a texel lies in the linear layout.
 //!
-//! Design notes. The hook is the one events and timestamps use ([`super::command::applied`]):
+//! Design notes. The hook is the one events and timestamps use (`kit/command/applied.rs`):
 //! at replay, a recorded transfer command whose method the engine does not define (nor the
 //! `…2` method its 1.0 form routes to, `recorder::implemented`) is run here instead, in
 //! recorded order, on [`CommandBuffer::replay`](crate::kit::command::CommandBuffer::replay)
 //! and `replay_tracked` alike. An engine that defines the method keeps the command — the kit
 //! never runs a command twice, and a vendor can take over one command at a time. Every region
 //! is checked against the buffer's size and the image's mips, layers and extent before a byte
-//! moves, and every byte moves through a bounds-checked range ([`access::Host`]): a bad
+//! moves, and every byte moves through a bounds-checked range (`access::Host`): a bad
 //! region is dropped with a logged warning (valid usage made it undefined; the kit makes it
 //! harmless), never a crash or a write outside the object. The requirements report counts
 //! these commands as run ([`provides`]), and the format-feature check asks [`runs_on`] which
@@ -133,7 +133,7 @@ fn transfer_id(cmd: &Cmd) -> Option<CommandId> {
 /// # Safety
 /// As in [`apply`]: a record of a pending command buffer.
 unsafe fn run(cmd: &Cmd) {
-    // SAFETY (every arm): the function's contract — live handles, and pointers to the
+    // SAFETY: every arm rests on the function's contract — live handles, and pointers to the
     // recording's copies of the structures and their `*_count` regions.
     unsafe {
         match *cmd {
@@ -184,7 +184,7 @@ unsafe fn run(cmd: &Cmd) {
 /// # Safety
 /// As [`run`].
 unsafe fn run_image(cmd: &Cmd) {
-    // SAFETY (every arm): as in `run`.
+    // SAFETY: every arm rests on `run`'s contract, which the caller keeps.
     unsafe {
         match *cmd {
             Cmd::CopyBufferToImage {
@@ -273,7 +273,7 @@ unsafe fn run_image(cmd: &Cmd) {
 /// # Safety
 /// As [`run`].
 unsafe fn run_pixels(cmd: &Cmd) {
-    // SAFETY (every arm): as in `run`.
+    // SAFETY: every arm rests on `run`'s contract, which the caller keeps.
     unsafe {
         match *cmd {
             Cmd::ClearColorImage {
@@ -351,5 +351,32 @@ unsafe fn run_pixels(cmd: &Cmd) {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kit_serves_copies_of_every_described_format_and_pixels_of_packable_ones() {
+        let bc1 = vk::Format::BC1_RGB_UNORM_BLOCK;
+        let nv12 = vk::Format::G8_B8R8_2PLANE_420_UNORM;
+        for f in [
+            vk::Format::R8G8B8A8_UNORM,
+            vk::Format::D24_UNORM_S8_UINT,
+            bc1,
+            nv12,
+        ] {
+            assert!(runs_on(CommandId::CMD_COPY_BUFFER_TO_IMAGE, f), "{f:?}");
+            assert!(runs_on(CommandId::CMD_COPY_IMAGE2, f), "{f:?}");
+        }
+        for cmd in [CommandId::CMD_BLIT_IMAGE2, CommandId::CMD_CLEAR_COLOR_IMAGE] {
+            assert!(runs_on(cmd, vk::Format::E5B9G9R9_UFLOAT_PACK32));
+            assert!(!runs_on(cmd, bc1), "compressed");
+            assert!(!runs_on(cmd, nv12), "multi-planar");
+        }
+        assert!(!runs_on(CommandId::CMD_DRAW, vk::Format::R8G8B8A8_UNORM));
+        assert!(!runs_on(CommandId::CMD_COPY_IMAGE, vk::Format::UNDEFINED));
     }
 }
