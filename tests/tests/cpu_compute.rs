@@ -10,7 +10,7 @@
 //! * third-party clients from PyPI (`tests/clients/`): wgpu-py (WGSL through naga), Taichi
 //!   and ncnn, as `tests/tests/python_clients.rs` runs them on lavapipe.
 //!
-//! The executor's own tests (`cargo test -p cpu-compute-exec`) run first, in the copy.
+//! The executor's own tests (`cargo test` in `exec/`) run first, in the copy.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,15 +112,15 @@ fn python_client(stack: &Stack, script: &str, module: &str, expect: &str) {
 /// The executor's own tests, in the copy (its GLSL sources compiled at test time).
 fn executor_tests(example: &example_support::Example) {
     let out = Command::new(env!("CARGO"))
-        .args(["test", "--quiet", "-p", "cpu-compute-exec", "--manifest-path"])
-        .arg(example.crate_dir.join("Cargo.toml"))
+        .args(["test", "--quiet", "--manifest-path"])
+        .arg(example.crate_dir.join("exec/Cargo.toml"))
         .env("CARGO_TARGET_DIR", paths::target_dir().join("examples"))
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "cargo test -p cpu-compute-exec:\n{}\n{}",
+        "cargo test in exec/:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -74,8 +74,12 @@ impl Kit for CpuCompute {
         p.max_subgroup_size = SUPPORTED.subgroup_size;
         p.subgroup_supported_stages = vk::ShaderStageFlags::COMPUTE;
         p.required_subgroup_size_stages = vk::ShaderStageFlags::COMPUTE;
-        p.subgroup_supported_operations = SUPPORTED.subgroup_operations.flags();
+        p.subgroup_supported_operations = subgroup_operations();
         p.max_compute_shared_memory_size = 32768;
+        p.max_compute_work_group_invocations = SUPPORTED.max_workgroup_invocations;
+        p.max_compute_work_group_size = [SUPPORTED.max_workgroup_invocations, 1024, 64];
+        p.max_per_stage_descriptor_storage_buffers = 16;
+        p.max_per_stage_resources = 128;
         Ok(vec![d])
     }
 
@@ -123,10 +127,32 @@ impl Tracked for Engine {
     }
 }
 
+/// The subgroup operation classes the executor runs, as Vulkan flags.
+fn subgroup_operations() -> vk::SubgroupFeatureFlags {
+    use vk::SubgroupFeatureFlags as F;
+    let ops = SUPPORTED.subgroup_operations;
+    [
+        (ops.basic, F::BASIC),
+        (ops.vote, F::VOTE),
+        (ops.arithmetic, F::ARITHMETIC),
+        (ops.ballot, F::BALLOT),
+        (ops.shuffle, F::SHUFFLE),
+        (ops.shuffle_relative, F::SHUFFLE_RELATIVE),
+        (ops.clustered, F::CLUSTERED),
+        (ops.quad, F::QUAD),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .fold(F::empty(), |all, (_, f)| all | f)
+}
+
 /// What a dispatch's shader reads: the bound descriptors and push constants.
 struct Bindings<'a>(Bound<'a, ComputePipeline>);
 
-impl Resources for Bindings<'_> {
+// SAFETY: every span is a bound buffer descriptor's host bytes (`Bound::buffer` checked the
+// range against the buffer), alive while the command buffer is pending, which outlasts the
+// dispatch; the executor runs the shader's reads and writes on them.
+unsafe impl Resources for Bindings<'_> {
     fn buffer(&self, set: u32, binding: u32, element: u32) -> Option<Span> {
         let b = self.0.buffer(set, binding, element)?;
         Some(Span { ptr: b.ptr, len: usize::try_from(b.range).ok()? })

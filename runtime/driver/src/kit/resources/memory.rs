@@ -80,6 +80,7 @@ impl ObjectKind for DeviceMemory {
 
 impl Drop for DeviceMemory {
     fn drop(&mut self) {
+        super::address::unregister(self.base.as_ptr());
         if let Backing::Host(layout) = self.backing {
             // SAFETY: allocated in `allocate` with `layout`, freed only here.
             unsafe { std::alloc::dealloc(self.base.as_ptr(), layout) };
@@ -145,6 +146,7 @@ impl DeviceMemory {
                 mapping.len()
             ));
         }
+        super::address::register(base.as_ptr(), size);
         Ok(DeviceMemory {
             size,
             type_index,
@@ -281,6 +283,7 @@ fn allocate<D: Kit>(
             "no host memory for {size} bytes"
         ));
     };
+    super::address::register(base.as_ptr(), size);
     Ok(DeviceMemory {
         size,
         type_index,

@@ -28,6 +28,7 @@ use vkgen_generated::vk;
 use super::Kit;
 use crate::handles::{create_object, ObjectKind};
 
+pub mod address;
 mod buffer;
 mod buffer_view;
 pub mod event;
