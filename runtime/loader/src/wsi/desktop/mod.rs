@@ -31,6 +31,7 @@
 pub mod wayland;
 pub mod x11;
 mod x11_display;
+mod x11_sync;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
