@@ -21,7 +21,7 @@
 //!   `ShmPutImage`, so the server has finished reading it. Without MIT-SHM (a remote display, an
 //!   old server, a refused attach, or `VKGEN_X11_SHM=0`) frames go through core `PutImage`, in
 //!   row bands no larger than the server's maximum request. FIFO is thus paced at the refresh
-//!   rate.
+//!   rate; when IMMEDIATE and FIFO_RELAXED frames are shown is [`super::pacing`]'s model.
 //! * **Resize.** The presenter polls the window's geometry; a new size becomes the queue's
 //!   default size, so the swapchain answers `VK_SUBOPTIMAL_KHR` / `VK_ERROR_OUT_OF_DATE_KHR` as it
 //!   does for any Android window whose size changed.
@@ -33,7 +33,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vkgen_abi::vk_error;
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
@@ -42,6 +42,7 @@ use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
+use super::pacing::{Clock, Pacing, Wait};
 use super::{rgba_to_bgrx, x11_display, x11_sync, Kind, SharedMemory};
 use crate::ffi::guard;
 use crate::vk;
@@ -283,7 +284,7 @@ fn present_loop(
     }
     let (mut width, mut height) = (0u16, 0u16);
     let depth = conn.setup().roots[0].root_depth;
-    let mut next = std::time::Instant::now();
+    let mut clock = Clock::new(REFRESH, Instant::now());
     while !stop.load(Ordering::Acquire) {
         // Also the round trip after which a shared-memory segment may be rewritten.
         match conn.get_geometry(window).map(|c| c.reply()) {
@@ -309,7 +310,7 @@ fn present_loop(
                 return;
             }
         }
-        match queue.try_acquire_next() {
+        let shown = match queue.try_acquire_next() {
             Ok(Some(frame)) => {
                 blit = match blit {
                     Blit::Shm(seg) => shm_put_frame(&conn, window, gc, depth, seg, &frame),
@@ -318,25 +319,22 @@ fn present_loop(
                         Blit::PutImage
                     }
                 };
-                drop(frame);
+                true
             }
-            Ok(None) => {}
-            Err(e) => log::warn!("X11 presenter: acquire failed: {e}"),
-        }
-        if controls.immediate.load(Ordering::Acquire) {
-            // IMMEDIATE: the next frame as soon as it is queued; the refresh period only bounds
-            // how long the window's geometry goes unread.
-            queue.wait_for_frame(REFRESH);
-            next = std::time::Instant::now();
-            continue;
-        }
-        // The next refresh; a presenter that fell behind starts counting again from now.
-        next += REFRESH;
-        let now = std::time::Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        } else {
-            next = now;
+            Ok(None) => false,
+            Err(e) => {
+                log::warn!("X11 presenter: acquire failed: {e}");
+                false
+            }
+        };
+        // The next turn: at the next refresh, or (IMMEDIATE, a late FIFO_RELAXED frame) as
+        // soon as a frame is queued (`pacing`).
+        let now = Instant::now();
+        match clock.after_turn(Pacing::load(&controls.pacing), shown, now) {
+            Wait::Refresh(at) => std::thread::sleep(at.saturating_duration_since(now)),
+            Wait::FrameOrUntil(at) => {
+                queue.wait_for_frame(at.saturating_duration_since(now));
+            }
         }
     }
     if let Blit::Shm(seg) = blit {
