@@ -22,6 +22,7 @@ pub mod paths;
 pub mod policy;
 pub mod record;
 pub mod registry;
+pub mod runtime_check;
 pub mod runtime_form;
 pub mod scaffold;
 pub mod select;
