@@ -6,7 +6,11 @@
 //! then asks for the surface's capabilities (the window's size), many times over. Every surface
 //! must be created and report its window's size.
 //!
-//! Skips loudly (a message, no failure) only when Xvfb is not installed.
+//! The same for Xlib: windows from `XCreateSimpleWindow` (held in Xlib's buffer) and
+//! `vkCreateXlibSurfaceKHR` at once, first with libX11 alone (the loader syncs with `XSync`),
+//! then with libX11-xcb loaded too (through the display's XCB connection).
+//!
+//! Skips loudly (a message, no failure) only when Xvfb (or, for Xlib, libX11) is missing.
 
 mod wsi_support;
 mod x11_support;
@@ -21,9 +25,24 @@ const ROUNDS: u32 = 200;
 
 #[test]
 fn xcb_surfaces_of_unflushed_windows_are_never_lost() {
-    let scenario = "xcb_surfaces_of_unflushed_windows_are_never_lost";
+    in_child(
+        "xcb_surfaces_of_unflushed_windows_are_never_lost",
+        app_child,
+    );
+}
+
+#[test]
+fn xlib_surfaces_of_unflushed_windows_are_never_lost() {
+    in_child(
+        "xlib_surfaces_of_unflushed_windows_are_never_lost",
+        xlib_child,
+    );
+}
+
+/// Runs `child` (given the display) in a child process on an Xvfb of its own.
+fn in_child(scenario: &str, child: fn(&str)) {
     if vkgen_tests::env::child_scenario().is_some() {
-        app_child(&std::env::var("DISPLAY").unwrap());
+        child(&std::env::var("DISPLAY").unwrap());
         println!("\n{} {scenario}", vkgen_tests::env::DONE_MARKER);
         return;
     }
@@ -100,6 +119,108 @@ fn app_child(display: &str) {
     assert!(
         failures.is_empty(),
         "{} of {ROUNDS} surfaces failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // SAFETY: every surface is destroyed.
+    unsafe { instance.destroy_instance(None) };
+}
+
+/// Xlib's entry points the child uses, from libX11 opened at run time.
+struct Xlib {
+    _lib: libloading::Library,
+    open: unsafe extern "C" fn(*const std::ffi::c_char) -> *mut std::ffi::c_void,
+    root: unsafe extern "C" fn(*mut std::ffi::c_void) -> std::ffi::c_ulong,
+    #[allow(clippy::type_complexity)]
+    create: unsafe extern "C" fn(
+        *mut std::ffi::c_void,
+        std::ffi::c_ulong,
+        i32,
+        i32,
+        u32,
+        u32,
+        u32,
+        std::ffi::c_ulong,
+        std::ffi::c_ulong,
+    ) -> std::ffi::c_ulong,
+    destroy: unsafe extern "C" fn(*mut std::ffi::c_void, std::ffi::c_ulong) -> i32,
+    sync: unsafe extern "C" fn(*mut std::ffi::c_void, i32) -> i32,
+}
+
+impl Xlib {
+    fn load() -> Option<Xlib> {
+        // SAFETY: libX11's constructors have no preconditions; each symbol is cast to its
+        // documented C prototype.
+        unsafe {
+            let lib = libloading::Library::new("libX11.so.6").ok()?;
+            Some(Xlib {
+                open: *lib.get(b"XOpenDisplay\0").ok()?,
+                root: *lib.get(b"XDefaultRootWindow\0").ok()?,
+                create: *lib.get(b"XCreateSimpleWindow\0").ok()?,
+                destroy: *lib.get(b"XDestroyWindow\0").ok()?,
+                sync: *lib.get(b"XSync\0").ok()?,
+                _lib: lib,
+            })
+        }
+    }
+}
+
+/// [`ROUNDS`] Xlib windows, each surface created before Xlib sent anything; half with libX11
+/// alone, half with libX11-xcb loaded as well.
+fn xlib_child(display: &str) {
+    use ash::vk;
+    let Some(x) = Xlib::load() else {
+        eprintln!("SKIPPED: libX11.so.6 cannot be loaded");
+        return;
+    };
+    let name = std::ffi::CString::new(display).unwrap();
+    // SAFETY: a NUL-terminated display name.
+    let dpy = unsafe { (x.open)(name.as_ptr()) };
+    assert!(!dpy.is_null(), "XOpenDisplay({display}) failed");
+    // SAFETY: a live display.
+    let root = unsafe { (x.root)(dpy) };
+    let loader = vkgen_tests::require(vkgen_tests::paths::loader_under_test());
+    let entry = vkgen_tests::require(vkgen_tests::compute::load_entry(&loader));
+    let exts = [ash::khr::surface::NAME, ash::khr::xlib_surface::NAME];
+    let instance = vkgen_tests::compute::create_instance(&entry, &[], &exts).unwrap();
+    let xlib = ash::khr::xlib_surface::Instance::new(&entry, &instance);
+    let surfaces = ash::khr::surface::Instance::new(&entry, &instance);
+    let mut x11_xcb = None;
+    let mut failures = Vec::new();
+    for round in 0..ROUNDS {
+        if round == ROUNDS / 2 {
+            // SAFETY: loading libX11-xcb runs no code that needs more than libX11, loaded.
+            x11_xcb = unsafe { libloading::Library::new("libX11-xcb.so.1") }.ok();
+        }
+        let (w, h) = (16 + round % 64, 16 + round / 64);
+        // SAFETY: a live display and its root window; Xlib only buffers the request.
+        let win = unsafe { (x.create)(dpy, root, 0, 0, w, h, 0, 0, 0) };
+        let info = vk::XlibSurfaceCreateInfoKHR::default()
+            .dpy(dpy.cast())
+            .window(win);
+        // SAFETY: a live instance and display; the window id is the one just requested.
+        match unsafe { xlib.create_xlib_surface(&info, None) } {
+            Ok(surface) => {
+                // SAFETY: the surface has no swapchain.
+                unsafe { surfaces.destroy_surface(surface, None) };
+            }
+            Err(e) => failures.push(format!(
+                "round {round} (libX11-xcb {}): {e:?}",
+                if x11_xcb.is_some() {
+                    "loaded"
+                } else {
+                    "not loaded"
+                }
+            )),
+        }
+        // SAFETY: the window this loop created, on the live display.
+        unsafe { (x.destroy)(dpy, win) };
+    }
+    // SAFETY: the live display.
+    unsafe { (x.sync)(dpy, 0) };
+    assert!(
+        failures.is_empty(),
+        "{} of {ROUNDS} Xlib surfaces failed:\n{}",
         failures.len(),
         failures.join("\n")
     );
