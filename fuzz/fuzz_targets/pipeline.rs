@@ -5,6 +5,12 @@
 //! overlay (else the built-in one is used). Findings: any panic, any error that is not a located
 //! input error (`FILE:LINE:COL`, exit code 2), any generated `.rs` file that is not Rust, and an
 //! overlay that changed a vk.xml definition VK_ANDROID_native_buffer does not require (issue 25).
+//!
+//! Parsing is not compiling (issue 36 item 9: crates that parsed but failed with E0107 and
+//! E0599). Compiling every input would stop the fuzzer, so with `VKGEN_FUZZ_SAMPLE=<dir>` one
+//! generated crate in [`SAMPLE_EVERY`] (picked by the input's hash, so reruns agree), at most
+//! [`SAMPLE_MAX`], is written there; `scripts/fuzz-compile-sample <dir>` (which `scripts/fuzz`
+//! runs after the fuzzer when the variable is set) runs `cargo check` on each.
 
 #![no_main]
 
@@ -13,6 +19,30 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 
 const MARKER: &[u8] = b"<!--vkgen-overlay-->";
+
+/// One generated crate in this many is kept for compiling (`VKGEN_FUZZ_SAMPLE`).
+const SAMPLE_EVERY: u64 = 32;
+/// At most this many crates are kept.
+const SAMPLE_MAX: usize = 200;
+
+/// Writes `g` under `$VKGEN_FUZZ_SAMPLE/<hash of data>/` when the input is one of the sample.
+fn keep_sample(data: &[u8], g: &vkgen::Generated) {
+    use std::hash::{Hash, Hasher};
+    let Some(dir) = std::env::var_os("VKGEN_FUZZ_SAMPLE") else {
+        return;
+    };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    data.hash(&mut h);
+    let hash = h.finish();
+    if hash % SAMPLE_EVERY != 0 {
+        return;
+    }
+    let dir = Path::new(&dir);
+    let kept = std::fs::read_dir(dir).map_or(0, |d| d.count());
+    if kept < SAMPLE_MAX {
+        let _ = vkgen::write(&g.files, &dir.join(format!("{hash:016x}")));
+    }
+}
 
 fn located(msg: &str, files: &[&str]) -> bool {
     files.iter().any(|f| {
@@ -120,6 +150,7 @@ fuzz_target!(|data: &[u8]| {
                     panic!("generated {} is not Rust: {e}", f.path);
                 }
             }
+            keep_sample(data, &g);
         }
         Err(e) => {
             let msg = e.to_string();

@@ -22,6 +22,7 @@ pub mod paths;
 pub mod policy;
 pub mod record;
 pub mod registry;
+pub mod runtime_check;
 pub mod runtime_form;
 pub mod scaffold;
 pub mod select;
@@ -192,6 +193,7 @@ pub fn generate_loaded(
     let registry_name = format!("vk.xml {}.{}.{}", highest.0, highest.1, reg.header_version);
     let regenerate = regenerate_command(highest, version, reg.header_version);
 
+    emit::prerequisites::check(&cx, &source.path)?;
     // The emitters are independent; formatting dominates, so they run on all cores.
     let mut files = run_emitters(&EMITTERS, &cx)?;
     files.push(OutputFile {

@@ -368,7 +368,10 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 eprintln!("vkgen: {}", scaffold.registry);
                 let s = vkgen::check(&scaffold.files, &out);
                 let met = !report || vkgen::driver_report::run(&out)?;
-                if s.is_fresh() {
+                if let Some(mismatch) = &scaffold.runtime.mismatch {
+                    println!("runtime mismatch: {mismatch}");
+                }
+                if s.is_fresh() && scaffold.runtime.mismatch.is_none() {
                     eprintln!("vkgen: driver `{name}` in {} is up to date", out.display());
                     return Ok(if met {
                         ExitCode::SUCCESS
@@ -383,6 +386,9 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             }
             let scaffold = vkgen::scaffold::driver(&run)?;
             eprintln!("vkgen: {}", scaffold.registry);
+            if let Some(mismatch) = &scaffold.runtime.mismatch {
+                eprintln!("vkgen: warning: {mismatch}");
+            }
             eprintln!(
                 "vkgen: driver `{name}` scaffolded in {} ({} files)",
                 out.display(),

@@ -22,6 +22,9 @@
 //! path. `--vkgen-root` names the checkout (default: the one this `vkgen` was built from).
 //! `--runtime version` or `--runtime git+URL#REV` makes an outside crate depend on the runtime
 //! from a Cargo registry or a git commit instead ([`Runtime`]): no copy, and no checkout needed.
+//! Since `Cargo.toml` is the vendor's, a re-run with another `--runtime` cannot change what it
+//! builds on: [`crate::runtime_check`] compares the two, a re-run warns and `--check` fails on a
+//! mismatch, and a copy the manifest still builds on stays vkgen's (refreshed and compared).
 //!
 //! `tests/vkgen_requirements.rs`, the requirements report, is the vendor's too (written with a
 //! new crate's `src/lib.rs`, whose driver type it names); [`crate::driver_report`] runs it for
@@ -47,6 +50,9 @@ pub struct DriverScaffold {
     pub files: Vec<OutputFile>,
     /// One line naming the registry read: file, version, SHA-256 and path.
     pub registry: String,
+    /// Whether the crate's `Cargo.toml` builds on the runtime the run chose
+    /// ([`crate::runtime_check`]).
+    pub runtime: crate::runtime_check::Finding,
 }
 
 #[derive(Template)]
@@ -178,6 +184,8 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
     } else {
         relative_path(out, &resolved)
     };
+    let dependency = runtime.dependency(&dependency_root);
+    let finding = crate::runtime_check::check(out, runtime, &dependency)?;
     let mut files = vec![
         OutputFile {
             path: "src/vkgen.rs".into(),
@@ -201,7 +209,7 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
             contents: render(&CargoToml {
                 name,
                 crate_name: &crate_name,
-                dependency: &runtime.dependency(&dependency_root),
+                dependency: &dependency,
                 standalone,
             })?,
         });
@@ -229,7 +237,10 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
         path: format!("{name}_icd.json"),
         contents: icd_manifest(&crate_name, (major, minor)),
     });
-    if standalone && *runtime == Runtime::Vendored {
+    // The copy a manifest builds on stays vkgen's (refreshed, and compared by `--check`) even
+    // when the run chose another runtime: the manifest, not the record, decides what builds.
+    let vendors = *runtime == Runtime::Vendored || finding.builds_on_vendored;
+    if standalone && checkout && vendors {
         let generated = crate::generate_loaded(
             loaded,
             source,
@@ -248,6 +259,7 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
     Ok(DriverScaffold {
         files,
         registry: line,
+        runtime: finding,
     })
 }
 

@@ -135,3 +135,73 @@ fn the_runtime_comes_vendored_by_version_or_by_git_revision() {
     assert!(driver_files_on(out.path(), Some(&nowhere), &Runtime::Vendored).is_err());
     driver_files_on(out.path(), Some(&nowhere), &git).unwrap();
 }
+
+/// Issue 36 item 8: a crate scaffolded on the vendored runtime and re-run with
+/// `--runtime version` keeps its Cargo.toml (the vendor's), which still builds on
+/// `vendor/vkgen`; `--check` said "up to date" over a modified copy. It now names the mismatch
+/// (what Cargo.toml builds on, what the run chose, what to change) and compares the copy the
+/// manifest builds on; once Cargo.toml takes the chosen runtime, `--check` passes.
+#[test]
+fn check_compares_what_cargo_toml_builds_on_with_the_chosen_runtime() {
+    use std::process::Command;
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("acme");
+    let vkgen = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_vkgen"))
+            .args(["driver", "--out"])
+            .arg(&dir)
+            .args(args)
+            .env("VKGEN_REGISTRY_DIR", common::registry_dir())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code(), text)
+    };
+    // The registry the checkout's generated/ records: a version runtime builds on its tables.
+    let registry = common::registry("1.4.359");
+    let registry = registry.to_str().unwrap();
+    let (code, text) = vkgen(&["--registry", registry, "--name", "acme"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(vkgen(&["--check"]).0, Some(0), "fresh and vendored");
+    // Re-run on a registry version: vkgen.toml records it, Cargo.toml stays as it was.
+    let (code, text) = vkgen(&["--runtime", "version"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("warning:") && text.contains("--runtime version"),
+        "{text}"
+    );
+    let lib = dir.join("vendor/vkgen/runtime/driver/src/lib.rs");
+    let mut edited = std::fs::read_to_string(&lib).unwrap();
+    edited.push_str("\npub fn vendor_patch() {}\n");
+    std::fs::write(&lib, edited).unwrap();
+    let (code, text) = vkgen(&["--check"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(!text.contains("up to date"), "{text}");
+    assert!(
+        text.contains("runtime mismatch:")
+            && text.contains("builds on vkgen-driver from the path vendor/vkgen/runtime/driver")
+            && text.contains(&format!(
+                "`vkgen-driver = \"={}\"`",
+                env!("CARGO_PKG_VERSION")
+            )),
+        "{text}"
+    );
+    assert!(
+        text.contains("stale: ") && text.contains("vendor/vkgen/runtime/driver/src/lib.rs"),
+        "the modified copy the manifest builds on is reported:\n{text}"
+    );
+    // Cargo.toml now takes the chosen runtime: the left-over copy no longer matters.
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap().replace(
+        r#"{ path = "vendor/vkgen/runtime/driver" }"#,
+        &format!("\"={}\"", env!("CARGO_PKG_VERSION")),
+    );
+    std::fs::write(&manifest, text).unwrap();
+    let (code, text) = vkgen(&["--check"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("up to date"), "{text}");
+}

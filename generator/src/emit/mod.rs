@@ -15,6 +15,7 @@ pub mod formats;
 pub mod limits;
 pub mod pfn;
 pub mod phf;
+pub mod prerequisites;
 pub mod recorder;
 pub mod recorder_routes;
 pub mod requirements;

@@ -310,8 +310,8 @@ pub fn is_shared(mode: vk::PresentModeKHR) -> bool {
 
 /// `vkGetPhysicalDeviceSurfacePresentModesKHR`'s list: `MAILBOX` when the window can hold one
 /// more buffer than it keeps undequeued plus one, `FIFO` always, the shared modes when the
-/// driver supports shared images. `FIFO_RELAXED` is never offered, nor `IMMEDIATE` but on
-/// desktop surfaces of Linux hosts (`surface::surface_present_modes`).
+/// driver supports shared images. `FIFO_RELAXED` and `IMMEDIATE` are offered only on desktop
+/// surfaces of Linux hosts (`surface::surface_present_modes`).
 pub fn present_modes(mailbox: bool, shared_image: bool) -> Vec<vk::PresentModeKHR> {
     let mut modes = Vec::with_capacity(4);
     if mailbox {

@@ -775,10 +775,18 @@ pub unsafe extern "system" fn surface_present_modes(
         let shared = unsafe { super::shared_image_supported(r.driver, r.handle) };
         #[allow(unused_mut)]
         let mut list = formats::present_modes(mailbox, shared);
-        // Desktop surfaces (Linux hosts) also show frames unpaced.
+        // Desktop surfaces (Linux hosts) also show frames unpaced, and X11 ones late frames at
+        // once (the presenter is the display there: `desktop::pacing`).
         #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        if arg.live().and_then(super::desktop::kind).is_some() {
+        if let Some(kind) = arg.live().and_then(super::desktop::kind) {
             list.insert(0, vk::PresentModeKHR::IMMEDIATE);
+            if kind == super::desktop::Kind::X11 {
+                let fifo = list.iter().position(|&m| m == vk::PresentModeKHR::FIFO);
+                list.insert(
+                    fifo.map_or(list.len(), |i| i + 1),
+                    vk::PresentModeKHR::FIFO_RELAXED,
+                );
+            }
         }
         // SAFETY: the caller's two-call pointers.
         Ok(unsafe { fill_array(&list, count, out) })

@@ -263,7 +263,8 @@ fn reset_window(
         window.perform_i64(nw::NATIVE_WINDOW_SET_DEQUEUE_TIMEOUT, -1),
         "perform(SET_DEQUEUE_TIMEOUT)",
     )?;
-    // IMMEDIATE (desktop surfaces only) queues as MAILBOX does; its presenter does the rest.
+    // IMMEDIATE (desktop surfaces only) queues as MAILBOX does, FIFO_RELAXED (X11 surfaces only)
+    // as FIFO does; their presenters do the rest.
     let mailbox = matches!(
         info.present_mode,
         vk::PresentModeKHR::MAILBOX | vk::PresentModeKHR::IMMEDIATE
@@ -273,7 +274,7 @@ fn reset_window(
         "setSwapInterval",
     )?;
     #[cfg(all(feature = "desktop", not(target_os = "android")))]
-    super::desktop::set_immediate(surface, info.present_mode == vk::PresentModeKHR::IMMEDIATE);
+    super::desktop::set_present_mode(surface, info.present_mode);
     step(
         window.perform_int(nw::NATIVE_WINDOW_SET_SHARED_BUFFER_MODE, 0),
         "native_window_set_shared_buffer_mode(false)",

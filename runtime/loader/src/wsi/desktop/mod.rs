@@ -19,8 +19,12 @@
 //! (swap interval 1) queues every frame and a producer that runs out of buffers waits for the
 //! presenter; MAILBOX (swap interval 0) replaces a frame not yet shown with the newer one.
 //! Desktop surfaces also offer IMMEDIATE (Android windows have no such mode): the queue runs
-//! as for MAILBOX and the presenter ([`Controls::immediate`]) shows each frame as soon as it is
+//! as for MAILBOX and the presenter ([`Controls::pacing`]) shows each frame as soon as it is
 //! queued instead of at the next refresh or frame callback, so the application is not paced.
+//! X11 surfaces also offer FIFO_RELAXED: the queue runs as for FIFO and the presenter, which is
+//! the display and so knows when a refresh went by without a new frame, shows a late frame at
+//! once ([`pacing`] defines "late"). Wayland surfaces do not: the compositor, not the
+//! presenter, decides when a frame reaches the screen, so there is no late frame to hurry.
 //! A presenter that panics abandons its queue (the swapchain then answers
 //! `VK_ERROR_OUT_OF_DATE_KHR` / `VK_ERROR_SURFACE_LOST_KHR`) rather than leaving the application
 //! blocked; `vkDestroySurfaceKHR` (or `vkDestroyInstance` for a surface left alive) stops and
@@ -28,12 +32,14 @@
 //!
 //! `VKGEN_LOG=info` says which presenter serves a surface, and why a window was refused.
 
+pub mod pacing;
 pub mod wayland;
 pub mod x11;
 mod x11_display;
+mod x11_sync;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use vkgen_window::BufferQueue;
@@ -62,9 +68,10 @@ pub enum Kind {
 pub struct Controls {
     /// Set when the surface goes: the presenter returns soon after.
     pub stop: Arc<AtomicBool>,
-    /// The surface's swapchain presents `IMMEDIATE`: each frame is shown as soon as it is
-    /// queued, not at the next refresh (X11) or frame callback (Wayland).
-    pub immediate: Arc<AtomicBool>,
+    /// How the surface's swapchain's frames are paced, a [`pacing::Pacing`] (its present mode):
+    /// `IMMEDIATE` shows each frame as soon as it is queued, not at the next refresh (X11) or
+    /// frame callback (Wayland); `FIFO_RELAXED` (X11) a late one.
+    pub pacing: Arc<AtomicU8>,
 }
 
 struct Presenter {
@@ -189,16 +196,16 @@ pub fn kind(surface: &super::surface::Surface) -> Option<Kind> {
         .map(|p| p.kind)
 }
 
-/// Tells the presenter of `surface` (if it is a desktop surface) whether its swapchain presents
-/// `IMMEDIATE` (from `vkCreateSwapchainKHR`).
-pub fn set_immediate(surface: &super::surface::Surface, on: bool) {
+/// Tells the presenter of `surface` (if it is a desktop surface) its swapchain's present mode
+/// (from `vkCreateSwapchainKHR`).
+pub fn set_present_mode(surface: &super::surface::Surface, mode: vk::PresentModeKHR) {
     let addr = std::ptr::from_ref(surface) as usize;
     let map = PRESENTERS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(p) = map
         .as_ref()
         .and_then(|m| m.values().find(|p| p.surface == addr))
     {
-        p.controls.immediate.store(on, Ordering::Release);
+        pacing::Pacing::for_mode(mode).store(&p.controls.pacing);
     }
 }
 

@@ -247,7 +247,7 @@ impl ShmBuffer {
 
 /// The presenter: attaches each frame when the compositor is ready for one.
 fn present_loop(mut client: Client, queue: Arc<BufferQueue>, controls: super::Controls) {
-    let super::Controls { stop, immediate } = controls;
+    let super::Controls { stop, pacing } = controls;
     let mut state = State::default();
     let mut buffers: Vec<ShmBuffer> = Vec::new();
     // The serial of the last commit, and when it was made.
@@ -264,7 +264,7 @@ fn present_loop(mut client: Client, queue: Arc<BufferQueue>, controls: super::Co
         }
         // The compositor has not shown the last frame yet: wait for its callback (IMMEDIATE
         // does not wait; a frame with no released buffer is dropped).
-        if !immediate.load(Ordering::Acquire)
+        if super::pacing::Pacing::load(&pacing) != super::pacing::Pacing::Immediate
             && state.done_serial < serial
             && committed.elapsed() < CALLBACK_TIMEOUT
         {

@@ -6,7 +6,12 @@
 //!   the application's `xcb_connection_t*` / `Display*` is connected to ([`super::x11_display`]
 //!   names it; `$DISPLAY` only when the application passes none or it cannot be named), on the
 //!   screen whose root is the window's: X window ids are server-wide, and never using the
-//!   application's connection itself keeps it single-threaded as it expects.
+//!   application's connection from the presenter thread keeps its use of it as it expects.
+//!   The one exception is inside `vkCreate*SurfaceKHR`, on the application's thread: a round
+//!   trip on its connection ([`super::x11_sync`]) so that the presenter's first `GetGeometry`
+//!   comes after the application's `CreateWindow`, which it need not have flushed. Where no
+//!   round trip can be made (no connection given, libxcb not found) a `BadWindow` /
+//!   `BadDrawable` answer is retried a few times instead.
 //! * **Presenting.** The presenter is the display: once per refresh period (60 Hz) it takes the
 //!   oldest queued frame (its acquire fence waited for by the BufferQueue), converts it from
 //!   RGBA to the window's 24-bit TrueColor (BGRX) and draws it. With MIT-SHM (version 1.2, on a
@@ -16,7 +21,7 @@
 //!   `ShmPutImage`, so the server has finished reading it. Without MIT-SHM (a remote display, an
 //!   old server, a refused attach, or `VKGEN_X11_SHM=0`) frames go through core `PutImage`, in
 //!   row bands no larger than the server's maximum request. FIFO is thus paced at the refresh
-//!   rate.
+//!   rate; when IMMEDIATE and FIFO_RELAXED frames are shown is [`super::pacing`]'s model.
 //! * **Resize.** The presenter polls the window's geometry; a new size becomes the queue's
 //!   default size, so the swapchain answers `VK_SUBOPTIMAL_KHR` / `VK_ERROR_OUT_OF_DATE_KHR` as it
 //!   does for any Android window whose size changed.
@@ -28,7 +33,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vkgen_abi::vk_error;
 use vkgen_window::{BufferQueue, QueueMode, WindowConfig};
@@ -37,12 +42,18 @@ use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
-use super::{rgba_to_bgrx, x11_display, Kind, SharedMemory};
+use super::pacing::{Clock, Pacing, Wait};
+use super::{rgba_to_bgrx, x11_display, x11_sync, Kind, SharedMemory};
 use crate::ffi::guard;
 use crate::vk;
 
 /// The presenter's refresh period: one frame shown, and the window's geometry read, per period.
 const REFRESH: Duration = Duration::from_nanos(16_666_667);
+
+/// Without a round trip on the application's connection, how often and how far apart a
+/// `BadWindow` / `BadDrawable` geometry answer is retried (the window may not be created yet).
+const UNORDERED_RETRIES: u32 = 10;
+const UNORDERED_RETRY_PAUSE: Duration = Duration::from_millis(10);
 
 /// `VKGEN_X11_SHM=0` makes the X11 presenter use core `PutImage` even where MIT-SHM works.
 pub const X11_SHM_ENV: &str = "VKGEN_X11_SHM";
@@ -60,7 +71,8 @@ enum RefuseReason {
     Queue(String),
 }
 
-/// Creates the surface for X window `window` (xcb or Xlib alike).
+/// Creates the surface for X window `window` (xcb or Xlib alike); `ordered` when a round trip
+/// on the application's connection has been made since it created the window.
 ///
 /// # Safety
 /// `instance` is a live instance of this loader; `out` valid for a write.
@@ -69,6 +81,7 @@ unsafe fn create_x11_surface(
     instance: vk::Instance,
     window: u32,
     display: Option<String>,
+    ordered: bool,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SurfaceKHR,
 ) -> vk::Result {
@@ -76,7 +89,7 @@ unsafe fn create_x11_surface(
         Some(name) => log::info!("{command}: presenting on the application's display {name:?}"),
         None => log::info!("{command}: application's display unknown; presenting on $DISPLAY"),
     }
-    let (queue, conn, blit) = match connect(window, display.as_deref()) {
+    let (queue, conn, blit) = match connect(window, display.as_deref(), ordered) {
         Ok(v) => v,
         Err(e) => {
             let result = match e {
@@ -106,18 +119,15 @@ unsafe fn create_x11_surface(
 }
 
 /// A connection to `display` (`None`: `$DISPLAY`), a BufferQueue sized to `window`, and how
-/// frames will be drawn.
+/// frames will be drawn. `ordered`: see [`create_x11_surface`].
 fn connect(
     window: u32,
     display: Option<&str>,
+    ordered: bool,
 ) -> Result<(Arc<BufferQueue>, RustConnection, Blit), RefuseReason> {
     let (conn, default_screen) =
         RustConnection::connect(display).map_err(|e| RefuseReason::Connect(e.to_string()))?;
-    let geometry = conn
-        .get_geometry(window)
-        .map_err(|e| RefuseReason::Window(window, e.to_string()))?
-        .reply()
-        .map_err(|e| RefuseReason::Window(window, e.to_string()))?;
+    let geometry = geometry(&conn, window, ordered)?;
     let roots = &conn.setup().roots;
     let screen = roots
         .iter()
@@ -145,6 +155,36 @@ fn connect(
         }
     };
     Ok((queue, conn, blit))
+}
+
+/// The window's geometry; when not `ordered`, a window the server does not know (yet) is asked
+/// for again, [`UNORDERED_RETRIES`] times at most.
+fn geometry(
+    conn: &RustConnection,
+    window: u32,
+    ordered: bool,
+) -> Result<x11rb::protocol::xproto::GetGeometryReply, RefuseReason> {
+    use x11rb::errors::ReplyError;
+    use x11rb::protocol::ErrorKind;
+    let mut attempt = 0;
+    loop {
+        let answer = conn
+            .get_geometry(window)
+            .map_err(|e| RefuseReason::Window(window, e.to_string()))?
+            .reply();
+        match answer {
+            Ok(g) => return Ok(g),
+            Err(ReplyError::X11Error(e))
+                if !ordered
+                    && attempt < UNORDERED_RETRIES
+                    && matches!(e.error_kind, ErrorKind::Window | ErrorKind::Drawable) =>
+            {
+                attempt += 1;
+                std::thread::sleep(UNORDERED_RETRY_PAUSE);
+            }
+            Err(e) => return Err(RefuseReason::Window(window, e.to_string())),
+        }
+    }
 }
 
 /// How the presenter draws frames.
@@ -244,7 +284,7 @@ fn present_loop(
     }
     let (mut width, mut height) = (0u16, 0u16);
     let depth = conn.setup().roots[0].root_depth;
-    let mut next = std::time::Instant::now();
+    let mut clock = Clock::new(REFRESH, Instant::now());
     while !stop.load(Ordering::Acquire) {
         // Also the round trip after which a shared-memory segment may be rewritten.
         match conn.get_geometry(window).map(|c| c.reply()) {
@@ -270,7 +310,7 @@ fn present_loop(
                 return;
             }
         }
-        match queue.try_acquire_next() {
+        let shown = match queue.try_acquire_next() {
             Ok(Some(frame)) => {
                 blit = match blit {
                     Blit::Shm(seg) => shm_put_frame(&conn, window, gc, depth, seg, &frame),
@@ -279,25 +319,22 @@ fn present_loop(
                         Blit::PutImage
                     }
                 };
-                drop(frame);
+                true
             }
-            Ok(None) => {}
-            Err(e) => log::warn!("X11 presenter: acquire failed: {e}"),
-        }
-        if controls.immediate.load(Ordering::Acquire) {
-            // IMMEDIATE: the next frame as soon as it is queued; the refresh period only bounds
-            // how long the window's geometry goes unread.
-            queue.wait_for_frame(REFRESH);
-            next = std::time::Instant::now();
-            continue;
-        }
-        // The next refresh; a presenter that fell behind starts counting again from now.
-        next += REFRESH;
-        let now = std::time::Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        } else {
-            next = now;
+            Ok(None) => false,
+            Err(e) => {
+                log::warn!("X11 presenter: acquire failed: {e}");
+                false
+            }
+        };
+        // The next turn: at the next refresh, or (IMMEDIATE, a late FIFO_RELAXED frame) as
+        // soon as a frame is queued (`pacing`).
+        let now = Instant::now();
+        match clock.after_turn(Pacing::load(&controls.pacing), shown, now) {
+            Wait::Refresh(at) => std::thread::sleep(at.saturating_duration_since(now)),
+            Wait::FrameOrUntil(at) => {
+                queue.wait_for_frame(at.saturating_duration_since(now));
+            }
         }
     }
     if let Blit::Shm(seg) = blit {
@@ -424,11 +461,13 @@ pub unsafe extern "system" fn create_xcb_surface(
             // (the command's contract), and `instance` / `out` are as the command requires.
             unsafe {
                 let display = x11_display::from_xcb(info.connection.cast());
+                let ordered = x11_sync::round_trip_xcb(info.connection.cast());
                 create_x11_surface(
                     "vkCreateXcbSurfaceKHR",
                     instance,
                     info.window,
                     display,
+                    ordered,
                     allocator,
                     out,
                 )
@@ -470,11 +509,13 @@ pub unsafe extern "system" fn create_xlib_surface(
             // contract), and `instance` / `out` are as the command requires.
             unsafe {
                 let display = x11_display::from_xlib(info.dpy.cast());
+                let ordered = x11_sync::round_trip_xlib(info.dpy.cast());
                 create_x11_surface(
                     "vkCreateXlibSurfaceKHR",
                     instance,
                     window,
                     display,
+                    ordered,
                     allocator,
                     out,
                 )

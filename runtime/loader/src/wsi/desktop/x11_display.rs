@@ -70,7 +70,7 @@ pub(super) unsafe fn from_xlib(dpy: *mut c_void) -> Option<String> {
 
 /// `name` from the process's global scope, else from `lib` if the application loaded it
 /// privately (`RTLD_LOCAL`); never loads `lib`. Null when neither has it.
-fn symbol(lib: &CStr, name: &CStr) -> *mut c_void {
+pub(super) fn symbol(lib: &CStr, name: &CStr) -> *mut c_void {
     // SAFETY: a NUL-terminated symbol name looked up in the process's global scope.
     let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
     if !sym.is_null() {
