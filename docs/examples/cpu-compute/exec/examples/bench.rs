@@ -7,6 +7,15 @@ use common::*;
 use std::time::Instant;
 
 fn main() {
+    if let Some(dir) = std::env::var_os("CCE_EMIT_SPV") {
+        for name in ["saxpy.comp", "reduce.comp"] {
+            let words = spirv(name, "vulkan1.1");
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let path = std::path::Path::new(&dir).join(format!("{name}-vulkan1.1.spv"));
+            std::fs::write(path, bytes).unwrap();
+        }
+        return;
+    }
     let threads: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

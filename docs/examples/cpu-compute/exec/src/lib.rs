@@ -20,6 +20,7 @@ mod memory;
 mod run;
 mod sched;
 mod vecops;
+mod verify;
 
 pub use decode::SUPPORTED_CAPABILITIES;
 

@@ -7,6 +7,16 @@ use std::path::PathBuf;
 
 /// Compiles `tests/shaders/<name>` for `env` (e.g. "vulkan1.1") and returns the SPIR-V words.
 pub fn spirv(name: &str, env: &str) -> Vec<u32> {
+    // A machine without glslang (the benchmark host) reads modules compiled beforehand.
+    if let Some(dir) = std::env::var_os("CCE_SPV_DIR") {
+        let path = PathBuf::from(dir).join(format!("{name}-{env}.spv"));
+        if let Ok(bytes) = std::fs::read(&path) {
+            return bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+        }
+    }
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/shaders")
         .join(name);
