@@ -25,6 +25,7 @@ fn garbage_operands_never_panic() {
         "scan.comp",
         "subgroup.comp",
         "wide.comp",
+        "extras.comp",
         "oob.comp",
     ] {
         base.push(spirv(s, "vulkan1.1"));
