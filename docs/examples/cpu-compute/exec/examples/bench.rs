@@ -20,7 +20,10 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1);
-    let n = 16u32 << 20;
+    let n: u32 = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(16 << 20);
     let prog = program("saxpy.comp", "vulkan1.1", &[]).unwrap();
     if std::env::var_os("DUMP").is_some() {
         println!("{prog:?}");
@@ -43,6 +46,9 @@ fn main() {
         s.as_nanos() as f64 / n as f64
     );
 
+    if std::env::var_os("SAXPY_ONLY").is_some() {
+        return;
+    }
     let local = 256u32;
     let prog = program(
         "reduce.comp",

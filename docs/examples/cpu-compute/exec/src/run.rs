@@ -315,6 +315,28 @@ pub fn run(
         let op = &ops[pc];
         pc += 1;
         match op {
+            // The commonest value ops, here rather than behind `value_op`'s call.
+            Op::Copy { dst, src, n: 1 } => r[*dst as usize] = r[*src as usize],
+            Op::Alu {
+                op,
+                w,
+                w2,
+                n: 1,
+                dst,
+                a,
+                ..
+            } => {
+                let v = eval(
+                    *op,
+                    *w,
+                    *w2,
+                    r[a[0] as usize],
+                    r[a[1] as usize],
+                    r[a[2] as usize],
+                    r[a[3] as usize],
+                );
+                r[*dst as usize] = v;
+            }
             Op::LoadS {
                 dst,
                 ptr,
