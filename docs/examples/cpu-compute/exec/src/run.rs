@@ -311,12 +311,36 @@ pub fn run(
 ) -> Result<Stop, Trap> {
     let ops = &m.ops[..];
     let mut pc = inv.pc as usize;
+    // `verify` proved every register range of every op lies below the template's length and
+    // every jump target below the op count (the op array ends in an Unreachable sentinel, so
+    // straight-line execution cannot run past it either). These two checks make the unchecked
+    // accesses below sound for this register file whatever the caller passes.
+    if r.len() != m.template.len() || pc >= ops.len() {
+        return Err(Trap::Internal(
+            "register file does not match the program".into(),
+        ));
+    }
+    macro_rules! reg {
+        ($i:expr) => {
+            // SAFETY: see above: a verified register index, and r.len() == template.len().
+            *unsafe { r.get_unchecked($i as usize) }
+        };
+    }
+    macro_rules! set {
+        ($i:expr, $v:expr) => {{
+            let v = $v;
+            // SAFETY: see above: a verified register index, and r.len() == template.len().
+            *unsafe { r.get_unchecked_mut($i as usize) } = v;
+        }};
+    }
     loop {
-        let op = &ops[pc];
+        // SAFETY: pc < ops.len(): it starts verified and only ever becomes a verified target,
+        // a saved return pc, or the successor of a non-final op.
+        let op = unsafe { ops.get_unchecked(pc) };
         pc += 1;
         match op {
             // The commonest value ops, here rather than behind `value_op`'s call.
-            Op::Copy { dst, src, n: 1 } => r[*dst as usize] = r[*src as usize],
+            Op::Copy { dst, src, n: 1 } => set!(*dst, reg!(*src)),
             Op::Alu {
                 op,
                 w,
@@ -325,26 +349,18 @@ pub fn run(
                 dst,
                 a,
                 ..
-            } => {
-                let v = eval(
-                    *op,
-                    *w,
-                    *w2,
-                    r[a[0] as usize],
-                    r[a[1] as usize],
-                    r[a[2] as usize],
-                    r[a[3] as usize],
-                );
-                r[*dst as usize] = v;
-            }
+            } => set!(
+                *dst,
+                eval(*op, *w, *w2, reg!(a[0]), reg!(a[1]), reg!(a[2]), reg!(a[3]))
+            ),
             Op::LoadS {
                 dst,
                 ptr,
                 size,
                 boolean,
             } => {
-                let v = mem.load(r[*ptr as usize], 0, *size);
-                r[*dst as usize] = if *boolean { (v != 0) as u64 } else { v };
+                let v = mem.load(reg!(*ptr), 0, *size);
+                set!(*dst, if *boolean { (v != 0) as u64 } else { v });
             }
             Op::StoreS {
                 ptr,
@@ -352,9 +368,9 @@ pub fn run(
                 size,
                 boolean,
             } => {
-                let v = r[*src as usize];
+                let v = reg!(*src);
                 mem.store(
-                    r[*ptr as usize],
+                    reg!(*ptr),
                     0,
                     *size,
                     if *boolean { (v != 0) as u64 } else { v },
@@ -366,7 +382,7 @@ pub fn run(
                 off,
                 dyns,
                 desc,
-            } => r[*dst as usize] = access(r, *base, *off, dyns, desc),
+            } => set!(*dst, access(r, *base, *off, dyns, desc)),
             Op::Branch(e) => {
                 pc = take(e, r, scratch);
                 inv.budget = inv
