@@ -406,6 +406,10 @@ pub fn run(
                 let v = mask(r[*sel as usize], *w);
                 let e = cases.iter().find(|c| c.0 == v).map_or(default, |c| &c.1);
                 pc = take(e, r, scratch);
+                inv.budget = inv
+                    .budget
+                    .checked_sub(1)
+                    .ok_or(Trap::Budget(m.branch_budget))?;
             }
             Op::Call { func, args, dst, n } => {
                 if inv.stack.len() > m.max_call_depth {

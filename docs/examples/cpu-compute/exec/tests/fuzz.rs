@@ -50,6 +50,9 @@ fn garbage_operands_never_panic() {
                 _ => w[i].wrapping_add(1),
             };
         }
+        if std::env::var_os("CCE_FUZZ_TRACE").is_some() {
+            eprintln!("round {round}");
+        }
         let out = std::panic::catch_unwind(|| match Program::from_words(&w, "main", &[]) {
             Err(_) => false,
             Ok(mut p) => {
