@@ -220,20 +220,26 @@ pub fn exec_pure(op: &Op, r: &mut [u64]) -> Result<(), Trap> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn take(e: &Edge, r: &mut [u64], scratch: &mut Vec<u64>) -> usize {
     if !e.copies.is_empty() {
-        scratch.clear();
-        for &(_, s, n) in e.copies.iter() {
-            scratch.extend_from_slice(&r[s as usize..(s + n) as usize]);
-        }
-        let mut at = 0;
-        for &(d, _, n) in e.copies.iter() {
-            r[d as usize..(d + n) as usize].copy_from_slice(&scratch[at..at + n as usize]);
-            at += n as usize;
-        }
+        phi_copies(&e.copies, r, scratch);
     }
     e.pc as usize
+}
+
+/// OpPhi's parallel copies: every source is read before any destination is written.
+#[inline(never)]
+fn phi_copies(copies: &[(Reg, Reg, u32)], r: &mut [u64], scratch: &mut Vec<u64>) {
+    scratch.clear();
+    for &(_, s, n) in copies {
+        scratch.extend_from_slice(&r[s as usize..(s + n) as usize]);
+    }
+    let mut at = 0;
+    for &(d, _, n) in copies {
+        r[d as usize..(d + n) as usize].copy_from_slice(&scratch[at..at + n as usize]);
+        at += n as usize;
+    }
 }
 
 fn access(
