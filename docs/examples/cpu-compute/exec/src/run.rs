@@ -328,14 +328,14 @@ pub fn run(
     }
     macro_rules! reg {
         ($i:expr) => {
-            // SAFETY: see above: a verified register index, and r.len() == template.len().
+            // SAFETY: `verify` bounded this index by the template length, which r.len() matches.
             *unsafe { r.get_unchecked($i as usize) }
         };
     }
     macro_rules! set {
         ($i:expr, $v:expr) => {{
             let v = $v;
-            // SAFETY: see above: a verified register index, and r.len() == template.len().
+            // SAFETY: `verify` bounded this index by the template length, which r.len() matches.
             *unsafe { r.get_unchecked_mut($i as usize) } = v;
         }};
     }
