@@ -7,11 +7,23 @@ use common::*;
 use std::time::Instant;
 
 fn main() {
+    if let Some(dir) = std::env::var_os("CCE_EMIT_SPV") {
+        for name in ["saxpy.comp", "reduce.comp"] {
+            let words = spirv(name, "vulkan1.1");
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let path = std::path::Path::new(&dir).join(format!("{name}-vulkan1.1.spv"));
+            std::fs::write(path, bytes).unwrap();
+        }
+        return;
+    }
     let threads: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1);
-    let n = 16u32 << 20;
+    let n: u32 = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(16 << 20);
     let prog = program("saxpy.comp", "vulkan1.1", &[]).unwrap();
     if std::env::var_os("DUMP").is_some() {
         println!("{prog:?}");
@@ -34,6 +46,9 @@ fn main() {
         s.as_nanos() as f64 / n as f64
     );
 
+    if std::env::var_os("SAXPY_ONLY").is_some() {
+        return;
+    }
     let local = 256u32;
     let prog = program(
         "reduce.comp",

@@ -248,7 +248,8 @@ pub fn eval(op: AluOp, w: u8, w2: u8, a: u64, bb: u64, c: u64, d: u64) -> u64 {
 
 fn eval_int(op: AluOp, w: u8, w2: u8, a: u64, bb: u64, c: u64, d: u64) -> u64 {
     use AluOp::*;
-    let sh = |s: u64| (s % w.max(1) as u64) as u32;
+    // Widths are powers of two, so the low bits of the shift count are the count modulo w.
+    let sh = |s: u64| (s & (w.max(1) as u64 - 1)) as u32;
     match op {
         SNeg => mask((sext(a, w)).wrapping_neg() as u64, w),
         UDiv => a.checked_div(bb).unwrap_or(0),

@@ -201,6 +201,10 @@ impl<'a> Dec<'a> {
     /// The register range of `id`, allocating it (as type `ty`) on first sight.
     pub fn alloc(&mut self, id: u32, ty: u32) -> Result<Reg, Refusal> {
         if let Some(&r) = self.regs.get(&id) {
+            // Only an OpPhi's forward reference allocates early, with the same type.
+            if self.id_ty.get(&id) != Some(&ty) {
+                return Err(bad(format!("%{id} defined twice with different types")));
+            }
             return Ok(r);
         }
         let n = reg_count(&self.types, ty, 0)? as usize;
@@ -577,7 +581,10 @@ impl<'a> Dec<'a> {
                 self.local_size[k] = self.template.get(r + k).copied().unwrap_or(1) as u32;
             }
         }
-        let total: u64 = self.local_size.iter().map(|&v| v as u64).product();
+        let total: u64 = self
+            .local_size
+            .iter()
+            .fold(1u64, |t, &v| t.saturating_mul(v as u64));
         if total == 0 || total > crate::SUPPORTED.max_workgroup_invocations as u64 {
             return Err(Refusal::Unsupported(format!(
                 "workgroup size {:?}",
@@ -600,7 +607,7 @@ impl<'a> Dec<'a> {
                 "more than 256 MiB of per-workgroup invocation state".into(),
             ));
         }
-        Ok(Module {
+        let m = Module {
             ops: lowered.ops,
             entry_pc,
             template: self.template,
@@ -613,6 +620,8 @@ impl<'a> Dec<'a> {
             builtins: self.builtins,
             max_call_depth: lowered.max_depth,
             branch_budget: crate::run::BRANCH_BUDGET,
-        })
+        };
+        crate::verify::verify(&m)?;
+        Ok(m)
     }
 }

@@ -155,14 +155,19 @@ impl Layouts {
     pub fn size(&self, l: usize) -> u32 {
         match &self.nodes[l] {
             Layout::Scalar(s) => s.bytes() as u32,
-            Layout::Vector { s, n, stride } => (n - 1) * stride + s.bytes() as u32,
+            Layout::Vector { s, n, stride } => (n - 1)
+                .saturating_mul(*stride)
+                .saturating_add(s.bytes() as u32),
             Layout::Matrix {
                 s,
                 cols,
                 rows,
                 col_step,
                 row_step,
-            } => (cols - 1) * col_step + (rows - 1) * row_step + s.bytes() as u32,
+            } => (cols - 1)
+                .saturating_mul(*col_step)
+                .saturating_add((rows - 1).saturating_mul(*row_step))
+                .saturating_add(s.bytes() as u32),
             Layout::Array { len, stride, .. } => len.unwrap_or(0).saturating_mul(*stride),
             Layout::Struct(m) => m
                 .iter()
@@ -277,7 +282,7 @@ impl Layouts {
         match &self.nodes[l] {
             Layout::Scalar(s) => out.push(sc(*s, base)),
             Layout::Vector { s, n, stride } => {
-                out.extend((0..*n).map(|i| sc(*s, base + i * stride)))
+                out.extend((0..*n).map(|i| sc(*s, base.saturating_add(i.saturating_mul(*stride)))))
             }
             Layout::Matrix {
                 s,
@@ -287,7 +292,12 @@ impl Layouts {
                 row_step,
             } => {
                 for c in 0..*cols {
-                    out.extend((0..*rows).map(|r| sc(*s, base + c * col_step + r * row_step)));
+                    out.extend((0..*rows).map(|r| {
+                        let o = c
+                            .saturating_mul(*col_step)
+                            .saturating_add(r.saturating_mul(*row_step));
+                        sc(*s, base.saturating_add(o))
+                    }));
                 }
             }
             Layout::Array { elem, len, stride } => {

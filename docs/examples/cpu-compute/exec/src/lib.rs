@@ -20,6 +20,7 @@ mod memory;
 mod run;
 mod sched;
 mod vecops;
+mod verify;
 
 pub use decode::SUPPORTED_CAPABILITIES;
 
@@ -54,7 +55,9 @@ pub enum Trap {
     Internal(String),
 }
 
-/// A host memory range a buffer descriptor resolves to.
+/// A host memory range a buffer descriptor resolves to: the bound buffer's memory plus the
+/// descriptor's offset (and any dynamic offset), `len` its range (for `VK_WHOLE_SIZE` the rest of
+/// the buffer). Every access is bounds-checked against it and OpArrayLength is computed from it.
 ///
 /// Whoever creates a `Span` (an implementor of [`Resources`]) promises that `ptr..ptr+len` stays
 /// valid for reads and writes by any thread for the whole dispatch; the executor never touches a
@@ -176,6 +179,12 @@ impl Program {
         let insts: Vec<(u16, &[u32])> = instructions.into_iter().collect();
         let ir = std::panic::catch_unwind(|| decode::decode(&insts, entry_point, specialization))
             .unwrap_or_else(|_| Err(Refusal::Malformed("decoder panicked".into())))?;
+        log::debug!(
+            "decoded compute entry point {entry_point}: {} ops, {} registers per invocation, workgroup {:?}",
+            ir.ops.len(),
+            ir.template.len(),
+            ir.local_size
+        );
         Ok(Program { ir })
     }
 

@@ -230,6 +230,9 @@ fn spec_constant_op(d: &mut Dec, ops: &[u32]) -> Result<(), Refusal> {
         )));
     }
     for op in &f.ops {
+        if !crate::verify::fits(op, d.template.len()) {
+            return Err(bad("OpSpecConstantOp operands disagree with their types"));
+        }
         crate::run::exec_pure(op, &mut d.template).map_err(|e| bad(e.to_string()))?;
     }
     d.consts.insert(id);
@@ -586,7 +589,10 @@ fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     let dst = d.alloc(id, ty)?;
     d.ptr_layout.insert(id, l);
     if dyns.is_empty() && desc.is_none() && d.consts.contains(&base_id) && off < 1 << 32 {
-        d.template[dst as usize] = d.template[base as usize] + off;
+        let v = d.template.get(base as usize).copied().unwrap_or(0) + off;
+        if let Some(slot) = d.template.get_mut(dst as usize) {
+            *slot = v;
+        }
         d.consts.insert(id);
     } else {
         f.ops.push(Op::Access {
@@ -683,6 +689,8 @@ fn fixup(mut f: Fn) -> Result<Lowered, Refusal> {
     for &func in f.func_pc.keys() {
         max_depth = max_depth.max(call_depth(func, &graph, &mut depth_memo, &mut Vec::new())?);
     }
+    // Falling off the last function (a block without terminator) traps instead of indexing past.
+    f.ops.push(Op::Unreachable);
     Ok(Lowered {
         ops: f.ops,
         func_pc: f.func_pc,

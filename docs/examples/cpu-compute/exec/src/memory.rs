@@ -215,7 +215,7 @@ unsafe fn atomic64(op: AtomicOp, p: *mut u8, a: u64, b: u64) -> u64 {
 /// # Safety
 /// `p..p+size` must be valid shared memory.
 unsafe fn shared_load(p: *mut u8, size: u8) -> u64 {
-    // SAFETY (all arms): validity from the caller, alignment checked before each typed view.
+    // SAFETY: (all arms) validity from the caller, alignment checked before each typed view.
     unsafe {
         match size {
             4 if (p as usize).is_multiple_of(4) => {
@@ -239,7 +239,7 @@ unsafe fn shared_load(p: *mut u8, size: u8) -> u64 {
 /// # Safety
 /// `p..p+size` must be valid shared memory.
 unsafe fn shared_store(p: *mut u8, size: u8, v: u64) {
-    // SAFETY (all arms): validity from the caller, alignment checked before each typed view.
+    // SAFETY: (all arms) validity from the caller, alignment checked before each typed view.
     unsafe {
         match size {
             4 if (p as usize).is_multiple_of(4) => {

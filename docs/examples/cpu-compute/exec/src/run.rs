@@ -220,20 +220,26 @@ pub fn exec_pure(op: &Op, r: &mut [u64]) -> Result<(), Trap> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn take(e: &Edge, r: &mut [u64], scratch: &mut Vec<u64>) -> usize {
     if !e.copies.is_empty() {
-        scratch.clear();
-        for &(_, s, n) in e.copies.iter() {
-            scratch.extend_from_slice(&r[s as usize..(s + n) as usize]);
-        }
-        let mut at = 0;
-        for &(d, _, n) in e.copies.iter() {
-            r[d as usize..(d + n) as usize].copy_from_slice(&scratch[at..at + n as usize]);
-            at += n as usize;
-        }
+        phi_copies(&e.copies, r, scratch);
     }
     e.pc as usize
+}
+
+/// OpPhi's parallel copies: every source is read before any destination is written.
+#[inline(never)]
+fn phi_copies(copies: &[(Reg, Reg, u32)], r: &mut [u64], scratch: &mut Vec<u64>) {
+    scratch.clear();
+    for &(_, s, n) in copies {
+        scratch.extend_from_slice(&r[s as usize..(s + n) as usize]);
+    }
+    let mut at = 0;
+    for &(d, _, n) in copies {
+        r[d as usize..(d + n) as usize].copy_from_slice(&scratch[at..at + n as usize]);
+        at += n as usize;
+    }
 }
 
 fn access(
@@ -311,18 +317,56 @@ pub fn run(
 ) -> Result<Stop, Trap> {
     let ops = &m.ops[..];
     let mut pc = inv.pc as usize;
+    // `verify` proved every register range of every op lies below the template's length and
+    // every jump target below the op count (the op array ends in an Unreachable sentinel, so
+    // straight-line execution cannot run past it either). These two checks make the unchecked
+    // accesses below sound for this register file whatever the caller passes.
+    if r.len() != m.template.len() || pc >= ops.len() {
+        return Err(Trap::Internal(
+            "register file does not match the program".into(),
+        ));
+    }
+    macro_rules! reg {
+        ($i:expr) => {
+            // SAFETY: `verify` bounded this index by the template length, which r.len() matches.
+            *unsafe { r.get_unchecked($i as usize) }
+        };
+    }
+    macro_rules! set {
+        ($i:expr, $v:expr) => {{
+            let v = $v;
+            // SAFETY: `verify` bounded this index by the template length, which r.len() matches.
+            *unsafe { r.get_unchecked_mut($i as usize) } = v;
+        }};
+    }
     loop {
-        let op = &ops[pc];
+        // SAFETY: pc < ops.len(): it starts verified and only ever becomes a verified target,
+        // a saved return pc, or the successor of a non-final op.
+        let op = unsafe { ops.get_unchecked(pc) };
         pc += 1;
         match op {
+            // The commonest value ops, here rather than behind `value_op`'s call.
+            Op::Copy { dst, src, n: 1 } => set!(*dst, reg!(*src)),
+            Op::Alu {
+                op,
+                w,
+                w2,
+                n: 1,
+                dst,
+                a,
+                ..
+            } => set!(
+                *dst,
+                eval(*op, *w, *w2, reg!(a[0]), reg!(a[1]), reg!(a[2]), reg!(a[3]))
+            ),
             Op::LoadS {
                 dst,
                 ptr,
                 size,
                 boolean,
             } => {
-                let v = mem.load(r[*ptr as usize], 0, *size);
-                r[*dst as usize] = if *boolean { (v != 0) as u64 } else { v };
+                let v = mem.load(reg!(*ptr), 0, *size);
+                set!(*dst, if *boolean { (v != 0) as u64 } else { v });
             }
             Op::StoreS {
                 ptr,
@@ -330,9 +374,9 @@ pub fn run(
                 size,
                 boolean,
             } => {
-                let v = r[*src as usize];
+                let v = reg!(*src);
                 mem.store(
-                    r[*ptr as usize],
+                    reg!(*ptr),
                     0,
                     *size,
                     if *boolean { (v != 0) as u64 } else { v },
@@ -344,7 +388,7 @@ pub fn run(
                 off,
                 dyns,
                 desc,
-            } => r[*dst as usize] = access(r, *base, *off, dyns, desc),
+            } => set!(*dst, access(r, *base, *off, dyns, desc)),
             Op::Branch(e) => {
                 pc = take(e, r, scratch);
                 inv.budget = inv
@@ -368,6 +412,10 @@ pub fn run(
                 let v = mask(r[*sel as usize], *w);
                 let e = cases.iter().find(|c| c.0 == v).map_or(default, |c| &c.1);
                 pc = take(e, r, scratch);
+                inv.budget = inv
+                    .budget
+                    .checked_sub(1)
+                    .ok_or(Trap::Budget(m.branch_budget))?;
             }
             Op::Call { func, args, dst, n } => {
                 if inv.stack.len() > m.max_call_depth {

@@ -254,3 +254,38 @@ fn control_flow_loops_switch_calls() {
         assert_eq!(v[i], c * 10000 + acc * 100 + classify(x), "x = {x}");
     }
 }
+
+/// The project's own ash compute test shader (tests/shaders/fill.comp of the vkgen checkout),
+/// where this crate still sits inside it.
+#[test]
+fn vkgen_fill_shader() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../../tests/shaders/fill.comp");
+    if !src.is_file() {
+        eprintln!(
+            "{} not found (crate copied out of the checkout): not run",
+            src.display()
+        );
+        return;
+    }
+    let prog =
+        cpu_compute_exec::Program::from_words(&spirv_at(&src, "vulkan1.1"), "main", &[]).unwrap();
+    let (n, multiplier) = (1000u32, 2654435761u32);
+    // The descriptor range is exactly n elements; the last group's extra invocations see
+    // OpArrayLength = n and write nothing.
+    let mut data = vec![0xDEAD_BEEFu32; n as usize + 24];
+    let res = Res::new()
+        .buf(0, 0, &mut data[..n as usize])
+        .push(&[multiplier]);
+    prog.dispatch(&res, [0; 3], [n.div_ceil(64), 1, 1], 2)
+        .unwrap();
+    drop(res);
+    for i in 0..n {
+        assert_eq!(
+            data[i as usize],
+            i.wrapping_mul(multiplier).wrapping_add(7) ^ (i >> 3),
+            "at {i}"
+        );
+    }
+    assert!(data[n as usize..].iter().all(|&v| v == 0xDEAD_BEEF));
+}

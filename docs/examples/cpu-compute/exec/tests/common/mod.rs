@@ -7,14 +7,33 @@ use std::path::PathBuf;
 
 /// Compiles `tests/shaders/<name>` for `env` (e.g. "vulkan1.1") and returns the SPIR-V words.
 pub fn spirv(name: &str, env: &str) -> Vec<u32> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/shaders")
-        .join(name);
+    spirv_at(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/shaders")
+            .join(name),
+        env,
+    )
+}
+
+/// Compiles the GLSL file at `src` for `env`.
+pub fn spirv_at(src: &std::path::Path, env: &str) -> Vec<u32> {
+    let name = src.file_name().unwrap().to_string_lossy().into_owned();
+    let name = name.as_str();
+    // A machine without glslang (the benchmark host) reads modules compiled beforehand.
+    if let Some(dir) = std::env::var_os("CCE_SPV_DIR") {
+        let path = PathBuf::from(dir).join(format!("{name}-{env}.spv"));
+        if let Ok(bytes) = std::fs::read(&path) {
+            return bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+        }
+    }
     let out = std::env::temp_dir().join(format!("cce-{}-{}-{}.spv", std::process::id(), name, env));
     let st = std::process::Command::new("/usr/bin/glslangValidator")
         .args(["-V", "--target-env", env, "-o"])
         .arg(&out)
-        .arg(&src)
+        .arg(src)
         .output()
         .expect("glslangValidator runs");
     assert!(
@@ -28,33 +47,6 @@ pub fn spirv(name: &str, env: &str) -> Vec<u32> {
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
-}
-
-/// Assembles `tests/shaders/<name>` with spirv-as, or None where spirv-tools is not installed.
-pub fn assemble(name: &str) -> Option<Vec<u32>> {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/shaders")
-        .join(name);
-    let out = std::env::temp_dir().join(format!("cce-{}-{}.spv", std::process::id(), name));
-    let st = std::process::Command::new("spirv-as")
-        .args(["--target-env", "vulkan1.1", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .output()
-        .ok()?;
-    assert!(
-        st.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    let bytes = std::fs::read(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
-    Some(
-        bytes
-            .chunks(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect(),
-    )
 }
 
 /// Compiles `tests/shaders/<name>` (WGSL) with naga as wgpu would, or None without naga.
