@@ -42,7 +42,11 @@ fn reference(c: &Case) -> [u32; 16] {
         low32(dot(&u32v(&c.a), &u32v(&c.b))),
         low32(dot(&s32(&c.a), &u32v(&c.b))),
         low32(sat(dot(&s32(&c.a), &s32(&c.b)) + acc, imin, imax)),
-        low32(sat(dot(&u32v(&c.a), &u32v(&c.b)) + uacc, 0, u32::MAX as i128)),
+        low32(sat(
+            dot(&u32v(&c.a), &u32v(&c.b)) + uacc,
+            0,
+            u32::MAX as i128,
+        )),
         low32(sat(dot(&s32(&c.a), &u32v(&c.b)) + acc, imin, imax)),
         low32(dot(&s8(c.pa), &s8(c.pb))),
         low32(dot(&u8v(c.pa), &u8v(c.pb))),
@@ -74,14 +78,42 @@ fn edge_cases() -> Vec<Case> {
         c([min; 4], [max; 4], 0x8080_8080, 0x8080_8080, min, 0),
         c([min; 4], [min; 4], 0x8080_8080, 0x7f7f_7f7f, min, 1),
         // A dot product that fits, pushed over the edge only by the accumulator.
-        c([1, 0, 0, 0], [1, 0, 0, 0], 0x0000_0001, 0x0000_0001, max, u32::MAX),
-        c([-1, 0, 0, 0], [1, 0, 0, 0], 0x0000_00ff, 0x0000_0001, min, 0),
+        c(
+            [1, 0, 0, 0],
+            [1, 0, 0, 0],
+            0x0000_0001,
+            0x0000_0001,
+            max,
+            u32::MAX,
+        ),
+        c(
+            [-1, 0, 0, 0],
+            [1, 0, 0, 0],
+            0x0000_00ff,
+            0x0000_0001,
+            min,
+            0,
+        ),
         // Saturation must not hide a negative dot product pulling a large accumulator back.
-        c([-1, -1, -1, -1], [1, 1, 1, 1], 0xffff_ffff, 0x0101_0101, max, u32::MAX),
+        c(
+            [-1, -1, -1, -1],
+            [1, 1, 1, 1],
+            0xffff_ffff,
+            0x0101_0101,
+            max,
+            u32::MAX,
+        ),
         c([0; 4], [0; 4], 0, 0, 0, 0),
         // 8-bit accumulators: 127/-128 limits and mixed-sign lanes.
         c([3; 4], [-5; 4], 0x7f80_7f80, 0xff01_ff01, 120, 250),
-        c([7, -7, 7, -7], [9, 9, -9, -9], 0x0102_0304, 0xfffe_fdfc, -120, 3),
+        c(
+            [7, -7, 7, -7],
+            [9, 9, -9, -9],
+            0x0102_0304,
+            0xfffe_fdfc,
+            -120,
+            3,
+        ),
     ]
 }
 
@@ -91,7 +123,7 @@ fn integer_dot_products_match_the_spec() {
     let mut cases = edge_cases();
     let mut g = Lcg(5);
     while cases.len() < 500 {
-        let big = cases.len() % 2 == 0;
+        let big = cases.len().is_multiple_of(2);
         let v = |g: &mut Lcg| {
             if big {
                 g.next() as i32 ^ (g.next() << 31) as i32
@@ -125,5 +157,5 @@ fn integer_dot_products_match_the_spec() {
     for (i, c) in cases.iter().enumerate() {
         assert_eq!(&out[16 * i..16 * i + 16], &reference(c), "case {i}");
     }
-    assert!(cpu_compute_exec::SUPPORTED.integer_dot_product);
+    const { assert!(cpu_compute_exec::SUPPORTED.integer_dot_product) };
 }

@@ -1,6 +1,15 @@
 //! bufferDeviceAddress: GLSL buffer_reference shaders follow pointers read from buffers.
 mod common;
 use common::*;
+use cpu_compute_exec::Program;
+use std::sync::OnceLock;
+
+/// psb.comp compiled once: the tests run in parallel and glslang's output path is per process.
+fn psb_program() -> Program {
+    static WORDS: OnceLock<Vec<u32>> = OnceLock::new();
+    let words = WORDS.get_or_init(|| spirv("psb.comp", "vulkan1.3"));
+    Program::from_words(words, "main", &[]).unwrap()
+}
 
 /// A three-node list (pointers in PSB memory), each node pointing at its own data words.
 struct List {
@@ -30,7 +39,7 @@ fn expected(l: &List, i: usize) -> u32 {
 
 #[test]
 fn follows_pointers_through_buffers() {
-    let prog = program("psb.comp", "vulkan1.3", &[]).unwrap();
+    let prog = psb_program();
     let n = 1000usize;
     let mut l = list(n);
     let mut out = vec![0xffff_ffffu32; 2 * n];
@@ -65,7 +74,7 @@ fn follows_pointers_through_buffers() {
 
 #[test]
 fn unresolvable_addresses_read_zero_and_drop_stores() {
-    let prog = program("psb.comp", "vulkan1.3", &[]).unwrap();
+    let prog = psb_program();
     let n = 200usize;
     let l = list(n);
     let out = vec![0x1234_5678u32; 2 * n];
@@ -80,6 +89,31 @@ fn unresolvable_addresses_read_zero_and_drop_stores() {
         .unwrap();
     drop(res);
     assert!(out.iter().all(|&w| w == 0x1234_5678));
-    assert!(cpu_compute_exec::SUPPORTED.buffer_device_address);
+    const { assert!(cpu_compute_exec::SUPPORTED.buffer_device_address) };
     assert_eq!(l.nodes[0][2], 3, "node memory untouched");
+}
+
+#[test]
+fn ptr_access_chain_uses_the_pointer_array_stride() {
+    let Some(words) = assemble("psb_chain.spvasm") else {
+        eprintln!("spirv-as is not installed: psb_chain.spvasm not run");
+        return;
+    };
+    let prog = Program::from_words(&words, "main", &[]).unwrap();
+    // Eight 16-byte elements {x, y, z, pad}; z of element 0 counts the invocations atomically.
+    let mut data: Vec<u32> = (0..32)
+        .map(|k| if k % 4 == 0 { 10 + k } else { 0 })
+        .collect();
+    data[2] = 100;
+    let addr = addr_of(&data);
+    let res = Res::new().addressable(&mut data).push(&[addr]);
+    prog.dispatch(&res, [0; 3], [1, 1, 1], 1).unwrap();
+    drop(res);
+    for i in 0..8 {
+        assert_eq!(data[4 * i], 10 + 4 * i as u32, "x of element {i}");
+        assert_eq!(data[4 * i + 1], 3 * (10 + 4 * i as u32), "y of element {i}");
+        assert_eq!(data[4 * i + 3], 0, "padding of element {i}");
+    }
+    assert_eq!(data[2], 108, "atomic through a PSB pointer");
+    assert!((1..8).all(|i| data[4 * i + 2] == 0));
 }
