@@ -126,6 +126,12 @@ pub fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<bo
             note(d, word(ops, 1)?, word(ops, 0)?)?;
         }
         S::ConvertUToPtr | S::ConvertPtrToU | S::Bitcast => return convert(d, f, op, ops),
+        // The length of memory behind a raw address is unknown (and not valid SPIR-V for Vulkan).
+        S::ArrayLength if is_psb(d, word(ops, 2)?) => {
+            return Err(Refusal::Unsupported(
+                "OpArrayLength on a PhysicalStorageBuffer pointer".into(),
+            ))
+        }
         S::AccessChain | S::InBoundsAccessChain if is_psb(d, word(ops, 2)?) => {
             chain(d, f, ops, None)?
         }
