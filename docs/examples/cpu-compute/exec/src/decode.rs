@@ -45,6 +45,11 @@ pub const SUPPORTED_CAPABILITIES: &[Capability] = &[
     Capability::DenormPreserve,
     Capability::SignedZeroInfNanPreserve,
     Capability::RoundingModeRTE,
+    Capability::PhysicalStorageBufferAddresses,
+    Capability::DotProduct,
+    Capability::DotProductInputAll,
+    Capability::DotProductInput4x8Bit,
+    Capability::DotProductInput4x8BitPacked,
 ];
 
 const EXTENSIONS: &[&str] = &[
@@ -59,6 +64,9 @@ const EXTENSIONS: &[&str] = &[
     "SPV_GOOGLE_user_type",
     "SPV_GOOGLE_decorate_string",
     "SPV_GOOGLE_hlsl_functionality1",
+    "SPV_KHR_physical_storage_buffer",
+    "SPV_EXT_physical_storage_buffer",
+    "SPV_KHR_integer_dot_product",
 ];
 
 /// Decoder state shared by module-level decoding and function lowering.
@@ -283,9 +291,11 @@ impl<'a> Dec<'a> {
                 }
             }
             Op::MemoryModel => {
-                if word(ops, 0)? != spirv::AddressingModel::Logical as u32 {
+                use spirv::AddressingModel as A;
+                let am = word(ops, 0)?;
+                if am != A::Logical as u32 && am != A::PhysicalStorageBuffer64 as u32 {
                     return Err(Refusal::Unsupported(
-                        "addressing model other than Logical".into(),
+                        "addressing model other than Logical or PhysicalStorageBuffer64".into(),
                     ));
                 }
             }

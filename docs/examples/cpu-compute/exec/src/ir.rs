@@ -205,6 +205,10 @@ pub enum Op {
     /// OpMemoryBarrier or a narrower-scope control barrier: a fence only.
     Fence,
     Unreachable,
+    /// A PhysicalStorageBuffer address op (`address`).
+    Psb(crate::address::PsbOp),
+    /// An integer dot product (`lower_dot`).
+    Dot(Box<crate::lower_dot::DotOp>),
     /// Subgroup ballot with subgroup size 1: (v, 0, 0, 0).
     Ballot {
         dst: Reg,

@@ -195,6 +195,11 @@ impl Layouts {
         }
         let node = match ty(types, id)? {
             Ty::Scalar(s) => Layout::Scalar(*s),
+            // A device address stored in memory (bufferDeviceAddress).
+            Ty::Pointer {
+                class: spirv::StorageClass::PhysicalStorageBuffer,
+                ..
+            } => Layout::Scalar(Scalar::Int(64)),
             Ty::Vector(s, n) => Layout::Vector {
                 s: *s,
                 n: *n,

@@ -9,13 +9,16 @@
 //! [`Program::dispatch`] runs workgroups on scoped OS threads (`sched`); the invocations of one
 //! workgroup run on one thread as resumable states so `OpControlBarrier` needs no OS threads.
 
+mod address;
 mod alu;
 mod decode;
 mod ir;
 mod layout;
 mod lower;
+mod lower_dot;
 mod lower_ext;
 mod lower_group;
+mod lower_psb;
 mod memory;
 mod run;
 mod sched;
@@ -78,12 +81,20 @@ unsafe impl Sync for Span {}
 /// The bound descriptors and push constants of one dispatch.
 ///
 /// # Safety
-/// Every [`Span`] returned by `buffer` must be valid for reads and writes of `len` bytes from
-/// any thread until `dispatch` returns (the Vulkan rule that bound memory outlives the
-/// submission gives the driver exactly this).
+/// Every [`Span`] returned by `buffer` or `address_range` must be valid for reads and writes of
+/// `len` bytes from any thread until `dispatch` returns (the Vulkan rule that bound memory
+/// outlives the submission gives the driver exactly this; for device addresses, the rule that
+/// a buffer whose address a shader uses stays alive and bound to memory).
 pub unsafe trait Resources: Sync {
     fn buffer(&self, set: u32, binding: u32, element: u32) -> Option<Span>;
     fn push_constants(&self) -> &[u8];
+    /// The live buffer memory containing device address `addr` (bufferDeviceAddress: the device
+    /// address of a buffer is its host address), or None where no buffer holds it — the shader's
+    /// access then reads 0 or is dropped. The default resolves nothing.
+    fn address_range(&self, addr: u64) -> Option<Span> {
+        let _ = addr;
+        None
+    }
 }
 
 /// The subgroup operation classes the executor runs (subgroup size 1).
@@ -126,6 +137,10 @@ pub struct Supported {
     pub runtime_descriptor_array: bool,
     /// Largest workgroup (invocations) `dispatch` accepts.
     pub max_workgroup_invocations: u32,
+    /// PhysicalStorageBuffer pointers resolved through [`Resources::address_range`].
+    pub buffer_device_address: bool,
+    /// OpSDot/OpUDot/OpSUDot and their AccSat forms, on vectors and 4x8-bit packed scalars.
+    pub integer_dot_product: bool,
 }
 
 /// Exactly what the implementation runs — no more.
@@ -160,6 +175,8 @@ pub const SUPPORTED: Supported = Supported {
     zero_initialize_workgroup_memory: true,
     runtime_descriptor_array: false,
     max_workgroup_invocations: 1024,
+    buffer_device_address: true,
+    integer_dot_product: true,
 };
 
 /// A compute entry point decoded once and run many times.

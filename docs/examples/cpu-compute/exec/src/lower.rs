@@ -126,6 +126,7 @@ pub fn module_value(d: &mut Dec, op: S, code: u16, ops: &[u32]) -> Result<(), Re
             );
         }
         S::TypeFunction => drop(d.types.insert(word(ops, 0)?, Ty::Function)),
+        S::TypeForwardPointer => crate::lower_psb::forward_pointer(d, ops)?,
         S::TypeImage | S::TypeSampler | S::TypeSampledImage => {
             return Err(Refusal::Unsupported(op_name(code)))
         }
@@ -285,7 +286,10 @@ fn edge(f: &Fn, to: u32) -> Edge {
     }
 }
 
-fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Refusal> {
+pub(crate) fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Result<(), Refusal> {
+    if crate::lower_psb::body(d, f, op, code, ops)? || crate::lower_dot::body(d, f, op, ops)? {
+        return Ok(());
+    }
     if crate::lower_ext::pure(d, f, op, ops)? || crate::lower_ext::extended(d, f, op, ops)? {
         return Ok(());
     }
@@ -462,9 +466,12 @@ fn flat_of(d: &mut Dec, ptr_id: u32) -> Result<Vec<crate::ir::Flat>, Refusal> {
     Ok(flat)
 }
 
-fn load(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
+pub(crate) fn load(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     let (ty, id, p) = (word(ops, 0)?, word(ops, 1)?, word(ops, 2)?);
-    if matches!(d.types.get(&ty), Some(Ty::Pointer { .. })) {
+    // PhysicalStorageBuffer pointers are plain 64-bit addresses in memory (`lower_psb`).
+    if matches!(d.types.get(&ty), Some(Ty::Pointer { class, .. })
+        if *class != spirv::StorageClass::PhysicalStorageBuffer)
+    {
         return Err(Refusal::Unsupported(
             "loading a pointer (variable pointers)".into(),
         ));
@@ -520,7 +527,7 @@ fn scalar_layout(d: &mut Dec, s: Scalar) -> usize {
     d.layouts.nodes.len() - 1
 }
 
-fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
+pub(crate) fn access_chain(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
     let (ty, id, base_id) = (word(ops, 0)?, word(ops, 1)?, word(ops, 2)?);
     if !matches!(d.types.get(&ty), Some(Ty::Pointer { .. })) {
         return Err(bad("OpAccessChain result is not a pointer"));

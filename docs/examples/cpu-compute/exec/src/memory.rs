@@ -18,13 +18,15 @@ use std::sync::atomic::{
 pub const OFF_MASK: u64 = (1 << 40) - 1;
 
 /// (base, len) per region; entries 3 and 4 are re-pointed per invocation.
-pub struct Regions {
+pub struct Regions<'a> {
     pub r: Vec<(*mut u8, usize)>,
+    /// Spans resolved from device addresses, appended after the descriptors (`address`).
+    pub psb: crate::address::Dynamic<'a>,
 }
 
 const R: Ordering = Ordering::Relaxed;
 
-impl Regions {
+impl Regions<'_> {
     #[inline]
     fn locate(&self, ptr: u64, extra: u32, size: usize) -> Option<(*mut u8, bool)> {
         let region = (ptr >> 40) as usize;

@@ -201,6 +201,7 @@ pub fn value_op(op: &Op, r: &mut [u64]) -> bool {
             a,
             b,
         } => carry(*op, *w, *n, *dst, *a, *b, r),
+        Op::Dot(d) => crate::lower_dot::run(d, r),
         Op::Ballot { dst, v } => {
             let d = *dst as usize;
             r[d] = (r[*v as usize] != 0) as u64;
@@ -312,7 +313,7 @@ pub fn run(
     m: &Module,
     inv: &mut Inv,
     r: &mut [u64],
-    mem: &Regions,
+    mem: &mut Regions,
     scratch: &mut Vec<u64>,
 ) -> Result<Stop, Trap> {
     let ops = &m.ops[..];
@@ -449,6 +450,7 @@ pub fn run(
             }
             Op::Fence => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
             Op::Unreachable => return Err(Trap::Unreachable),
+            Op::Psb(p) => crate::address::exec(p, r, mem),
             other => {
                 if !value_op(other, r) {
                     memory_op(other, r, mem)?;

@@ -5,6 +5,7 @@
 //! once and reused for every group it runs). A panic inside a group (a decoder bug, never an
 //! input the decoder accepted) is caught and reported as `Trap::Internal`.
 
+use crate::address::Dynamic;
 use crate::decode::{FIRST_BUFFER, REGION_ARENA, REGION_INPUT, REGION_PUSH, REGION_WG};
 use crate::ir::{BuiltinKind, Module};
 use crate::memory::Regions;
@@ -15,7 +16,7 @@ use std::sync::Mutex;
 
 struct Worker<'a> {
     m: &'a Module,
-    regions: Regions,
+    regions: Regions<'a>,
     regs: Vec<u64>,
     arenas: Vec<u8>,
     inputs: Vec<u8>,
@@ -26,7 +27,7 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    fn new(m: &'a Module, buffers: &[Span], push: &[u8]) -> Self {
+    fn new(m: &'a Module, buffers: &[Span], push: &[u8], res: &'a dyn Resources) -> Self {
         let n = m.local_size.iter().product::<u32>() as usize;
         let mut regions = vec![(std::ptr::null_mut(), 0); buffers.len().max(FIRST_BUFFER as usize)];
         regions[REGION_PUSH as usize] = (push.as_ptr() as *mut u8, push.len());
@@ -47,7 +48,10 @@ impl<'a> Worker<'a> {
             .collect();
         Worker {
             m,
-            regions: Regions { r: regions },
+            regions: Regions {
+                psb: Dynamic::new(Some(res), regions.len()),
+                r: regions,
+            },
             regs,
             arenas: vec![0; n * m.arena_init.len()],
             inputs: vec![0; n * m.input_size],
@@ -127,7 +131,7 @@ impl<'a> Worker<'a> {
                     self.m,
                     &mut self.invs[i],
                     regs,
-                    &self.regions,
+                    &mut self.regions,
                     &mut self.scratch,
                 )? {
                     waiting += 1;
@@ -175,7 +179,7 @@ pub fn dispatch(
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Trap>> = Mutex::new(None);
     let work = || {
-        let mut w = Worker::new(m, &buffers, push);
+        let mut w = Worker::new(m, &buffers, push, res);
         loop {
             let g = next.fetch_add(1, Ordering::Relaxed);
             if g >= total || stop.load(Ordering::Relaxed) {

@@ -141,6 +141,8 @@ fn op(c: &mut Check, op: &Op) {
         Op::Carry { n, dst, a, b, .. } => [(*dst, 2 * *n as u64), (*a, *n as u64), (*b, *n as u64)]
             .iter()
             .for_each(|&(r, k)| c.r(r, k)),
+        Op::Dot(d) => d.regs().iter().for_each(|&(r, k)| c.r(r, k)),
+        Op::Psb(p) => p.regs().iter().for_each(|&(r, k)| c.r(r, k)),
         _ => memory_or_control(c, op),
     }
 }

@@ -95,6 +95,10 @@ pub fn program(name: &str, env: &str, spec: &[(u32, Vec<u8>)]) -> Result<Program
 #[derive(Default)]
 pub struct Res<'a> {
     bufs: Vec<((u32, u32, u32), Span)>,
+    /// Memory reachable only by device address (bufferDeviceAddress), besides the bound buffers.
+    addressable: Vec<Span>,
+    /// Whether `address_range` resolves anything (false: the trait's default behaviour).
+    resolve: bool,
     push: Vec<u8>,
     _borrow: PhantomData<&'a mut ()>,
 }
@@ -103,6 +107,8 @@ impl<'a> Res<'a> {
     pub fn new() -> Self {
         Res {
             bufs: Vec::new(),
+            addressable: Vec::new(),
+            resolve: true,
             push: Vec::new(),
             _borrow: PhantomData,
         }
@@ -122,6 +128,19 @@ impl<'a> Res<'a> {
             len: std::mem::size_of_val(data),
         };
         self.bufs.push(((set, binding, element), span));
+        self
+    }
+    /// Memory a shader reaches only through its device address (its host address).
+    pub fn addressable<T: Copy>(mut self, data: &'a mut [T]) -> Self {
+        self.addressable.push(Span {
+            ptr: data.as_mut_ptr() as *mut u8,
+            len: std::mem::size_of_val(data),
+        });
+        self
+    }
+    /// Makes `address_range` resolve nothing.
+    pub fn no_addresses(mut self) -> Self {
+        self.resolve = false;
         self
     }
     pub fn push<T: Copy>(mut self, v: &[T]) -> Self {
@@ -146,6 +165,16 @@ unsafe impl Resources for Res<'_> {
     fn push_constants(&self) -> &[u8] {
         &self.push
     }
+    fn address_range(&self, addr: u64) -> Option<Span> {
+        let inside = |s: &Span| (s.ptr as u64..s.ptr as u64 + s.len as u64).contains(&addr);
+        let mut all = self.bufs.iter().map(|b| &b.1).chain(&self.addressable);
+        all.find(|s| self.resolve && inside(s)).copied()
+    }
+}
+
+/// The device address of `data` (this executor's device address is the host address).
+pub fn addr_of<T>(data: &[T]) -> u64 {
+    data.as_ptr() as u64
 }
 
 pub fn spec_u32(id: u32, v: u32) -> (u32, Vec<u8>) {
