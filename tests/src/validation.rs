@@ -97,16 +97,56 @@ unsafe extern "system" fn collect_errors(
     vk::FALSE
 }
 
-/// A debug-utils messenger destroyed on drop; must be dropped before its instance.
-struct Messenger {
+/// A debug-utils messenger on an instance (with `VK_EXT_debug_utils` enabled) that collects
+/// every ERROR message; destroyed on drop, which must come before the instance's.
+pub struct ErrorCollector {
     loader: ash::ext::debug_utils::Instance,
     handle: vk::DebugUtilsMessengerEXT,
+    // Boxed so the callback's pointer stays valid; dropped after the messenger.
+    collected: Box<Collected>,
 }
 
-impl Drop for Messenger {
+impl ErrorCollector {
+    pub fn new(entry: &ash::Entry, instance: &ash::Instance) -> Result<ErrorCollector, String> {
+        let collected: Box<Collected> = Box::new(Mutex::new(Vec::new()));
+        let loader = ash::ext::debug_utils::Instance::new(entry, instance);
+        let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(collect_errors))
+            .user_data(
+                std::ptr::from_ref::<Collected>(&*collected)
+                    .cast_mut()
+                    .cast(),
+            );
+        // SAFETY: the instance enables VK_EXT_debug_utils; the callback only touches
+        // `collected`, which the returned value owns and frees after the messenger.
+        let handle = unsafe { loader.create_debug_utils_messenger(&info, None) }
+            .map_err(|e| format!("vkCreateDebugUtilsMessengerEXT failed: {e:?}"))?;
+        Ok(ErrorCollector {
+            loader,
+            handle,
+            collected,
+        })
+    }
+
+    /// The ERROR messages collected since the last call.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.collected.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+impl Drop for ErrorCollector {
     fn drop(&mut self) {
         // SAFETY: `handle` was created by `loader` and is destroyed once, here, before the
-        // instance (declared earlier, dropped later).
+        // instance (the caller drops this first).
         unsafe { self.loader.destroy_debug_utils_messenger(self.handle, None) };
     }
 }
@@ -131,40 +171,14 @@ pub fn run_validation_misuse_naming(
             "{layer_name} is not among the loader's instance layers {layers:?}"
         ));
     }
-    // Declared before the instance so it outlives the messenger that points at it.
-    let collected: Box<Collected> = Box::new(Mutex::new(Vec::new()));
     let instance =
         create_instance(entry, app_layers, &[ash::ext::debug_utils::NAME]).map_err(|e| {
             format!("vkCreateInstance with {layer_name} and VK_EXT_debug_utils failed: {e:?}")
         })?;
-    let loader = ash::ext::debug_utils::Instance::new(entry, &instance);
-    let messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
-        .message_severity(
-            vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
-                | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
-        )
-        .message_type(
-            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-        )
-        .pfn_user_callback(Some(collect_errors))
-        .user_data(
-            std::ptr::from_ref::<Collected>(&*collected)
-                .cast_mut()
-                .cast(),
-        );
-    // SAFETY: the instance enables VK_EXT_debug_utils; the callback only touches `collected`,
-    // which outlives the messenger (declared earlier, dropped later).
-    let handle = unsafe { loader.create_debug_utils_messenger(&messenger_info, None) }
-        .map_err(|e| format!("vkCreateDebugUtilsMessengerEXT failed: {e:?}"))?;
-    let messenger = Messenger { loader, handle };
+    let messenger = ErrorCollector::new(entry, &instance)?;
 
     let (physical_device, queue_family) = pick_compute_device(&instance)?;
     let device = create_device(&instance, physical_device, queue_family)?;
-    let take = |collected: &Collected| -> Vec<String> {
-        std::mem::take(&mut *collected.lock().unwrap_or_else(|p| p.into_inner()))
-    };
 
     // Correct use first: a 256-byte storage buffer.
     let valid_info = vk::BufferCreateInfo::default()
@@ -176,7 +190,7 @@ pub fn run_validation_misuse_naming(
         .map_err(|e| format!("vkCreateBuffer (valid, 256 bytes) failed: {e:?}"))?;
     // SAFETY: `valid` was created from `device` and is not used anywhere.
     unsafe { device.destroy_buffer(valid, None) };
-    let errors_before_misuse = take(&collected);
+    let errors_before_misuse = messenger.take();
 
     // The misuse: size must be greater than 0.
     let bad_info = vk::BufferCreateInfo::default()
@@ -194,14 +208,15 @@ pub fn run_validation_misuse_naming(
         }
         Err(e) => Err(e),
     };
-    let errors_from_misuse = take(&collected);
+    let errors_from_misuse = messenger.take();
 
     // SAFETY: `device` is live and idle work-wise (nothing was submitted).
     unsafe { device.device_wait_idle() }.map_err(|e| format!("vkDeviceWaitIdle failed: {e:?}"))?;
     drop(device);
+    // What the device's destruction raised; the messenger goes before the instance.
+    let errors_after = messenger.take();
     drop(messenger);
     drop(instance);
-    let errors_after = take(&collected);
     let mut errors_before_misuse = errors_before_misuse;
     // Errors raised by teardown count as errors of correct use.
     errors_before_misuse.extend(errors_after);

@@ -15,6 +15,8 @@ use vkgen_tests::env::Env;
 mod example_support;
 mod wsi_support;
 
+use example_support::Validation;
+
 #[test]
 fn the_copy_engine_passes_its_client_through_both_loaders_with_validation() {
     let example = example_support::build("copy-engine", "1.3", &[]);
@@ -28,7 +30,14 @@ fn the_copy_engine_passes_its_client_through_both_loaders_with_validation() {
     );
     let loaders = example_support::loaders(&example, "copy-engine");
     for stack in [&loaders.debian, &loaders.ours] {
-        let out = example_support::run_on(stack, &Env::new(), &client, &[], Duration::from_secs(120));
+        let out = example_support::run_on(
+            stack,
+            Validation::On,
+            &Env::new(),
+            &client,
+            &[],
+            Duration::from_secs(120),
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             stdout.contains("every byte checked") && stdout.contains("; 0 validation messages"),

@@ -7,8 +7,9 @@
 //!   atomics, push and specialization constants over 2,048 workgroups, and SAXPY over 16 Mi
 //!   floats;
 //! * the project's own ash compute round trip (`vkgen_tests::compute`, `fill.comp`);
-//! * third-party clients from PyPI (`tests/clients/`): wgpu-py (WGSL through naga), Taichi
-//!   and ncnn, as `tests/tests/python_clients.rs` runs them on lavapipe.
+//! * third-party clients from PyPI (`tests/clients/`), as `tests/tests/python_clients.rs` runs
+//!   them on lavapipe: wgpu-py (WGSL through naga) and ncnn with the layer on; Taichi without
+//!   it (Taichi itself breaks a rule the layer checks, on lavapipe too: see the test).
 //!
 //! The executor's own tests (`cargo test` in `exec/`) run first, in the copy.
 
@@ -17,14 +18,16 @@ use std::process::Command;
 use std::time::Duration;
 
 use vkgen_tests::env::{child_scenario, in_child, Env};
+use vkgen_tests::validation::ErrorCollector;
 use vkgen_tests::{compute, paths, require};
 
 mod example_support;
 mod wsi_support;
 
-use example_support::Stack;
+use example_support::{Stack, Validation};
 
-const ASH_SCENARIO: &str = "the_cpu_compute_device_runs_real_clients_through_both_loaders_with_validation";
+const ASH_SCENARIO: &str =
+    "the_cpu_compute_device_runs_real_clients_through_both_loaders_with_validation";
 /// The loader the ash child loads, by path.
 const LOADER_VAR: &str = "VKGEN_TEST_CPU_COMPUTE_LOADER";
 
@@ -33,7 +36,10 @@ const LOADER_VAR: &str = "VKGEN_TEST_CPU_COMPUTE_LOADER";
 fn layer_log() -> Env {
     Env::new()
         .set("VK_KHRONOS_VALIDATION_REPORT_FLAGS", "error,warn")
-        .set("VK_KHRONOS_VALIDATION_DEBUG_ACTION", "VK_DBG_LAYER_ACTION_LOG_MSG")
+        .set(
+            "VK_KHRONOS_VALIDATION_DEBUG_ACTION",
+            "VK_DBG_LAYER_ACTION_LOG_MSG",
+        )
 }
 
 fn assert_no_validation_messages(what: &str, stack: &Stack, out: &std::process::Output) {
@@ -59,12 +65,17 @@ fn assert_no_validation_messages(what: &str, stack: &Stack, out: &std::process::
 fn ash_fill_compute() {
     let loader = PathBuf::from(std::env::var_os(LOADER_VAR).expect("the parent names the loader"));
     let entry = compute::load_entry(&loader).unwrap();
-    let instance = compute::create_instance(&entry, &[], &[]).expect("vkCreateInstance");
+    let instance = compute::create_instance(&entry, &[], &[ash::ext::debug_utils::NAME])
+        .expect("vkCreateInstance");
+    let errors = ErrorCollector::new(&entry, instance.raw()).unwrap();
     let (pd, _) = compute::pick_compute_device(instance.raw()).unwrap();
     let n = 1 << 20;
     let got = compute::run_fill_compute_on(instance.raw(), pd, n, 7).unwrap();
     compute::verify_fill(&got, n, 7).unwrap();
-    println!("ash fill compute: {n} of {n} exact");
+    let messages = errors.take();
+    assert!(messages.is_empty(), "validation errors: {messages:#?}");
+    drop(errors);
+    println!("ash fill compute: {n} of {n} exact, 0 validation errors");
 }
 
 fn glsl_header(source: &Path, name: &str, out_dir: &Path) {
@@ -74,13 +85,20 @@ fn glsl_header(source: &Path, name: &str, out_dir: &Path) {
         .arg(source)
         .output()
         .expect("glslangValidator (Debian's glslang-tools)");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
-fn python_client(stack: &Stack, script: &str, module: &str, expect: &str) {
+fn python_client(stack: &Stack, validation: Validation, script: &str, module: &str, expect: &str) {
     let python = paths::target_dir().join("py-venv/bin/python");
     if !python.is_file() {
-        eprintln!("SKIPPED {module}: {} is missing: run `bash .ci/setup`", python.display());
+        eprintln!(
+            "SKIPPED {module}: {} is missing: run `bash .ci/setup`",
+            python.display()
+        );
         return;
     }
     let home = tempfile::tempdir().unwrap();
@@ -93,6 +111,7 @@ fn python_client(stack: &Stack, script: &str, module: &str, expect: &str) {
     let script = paths::workspace_root().join("tests/clients").join(script);
     let out = example_support::run_on(
         stack,
+        validation,
         &extra,
         &python,
         &[script.to_str().unwrap()],
@@ -105,7 +124,9 @@ fn python_client(stack: &Stack, script: &str, module: &str, expect: &str) {
         stack.name,
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_no_validation_messages(module, stack, &out);
+    if validation == Validation::On {
+        assert_no_validation_messages(module, stack, &out);
+    }
     eprintln!("{module} on {}:\n{stdout}", stack.name);
 }
 
@@ -142,7 +163,14 @@ fn the_cpu_compute_device_runs_real_clients_through_both_loaders_with_validation
     example_support::compile_c(&client_dir.join("compute_client.c"), &client_dir, &client);
     let loaders = example_support::loaders(&example, "cpu-compute");
     for stack in [&loaders.debian, &loaders.ours] {
-        let out = example_support::run_on(stack, &Env::new(), &client, &[], Duration::from_secs(300));
+        let out = example_support::run_on(
+            stack,
+            Validation::On,
+            &Env::new(),
+            &client,
+            &[],
+            Duration::from_secs(300),
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             stdout.contains("device: cpu-compute") && stdout.contains("; 0 validation messages"),
@@ -153,11 +181,35 @@ fn the_cpu_compute_device_runs_real_clients_through_both_loaders_with_validation
         let child_env = stack
             .env
             .clone()
+            .with(&stack.layers)
             .with(&layer_log())
             .set(LOADER_VAR, &stack.loader);
         in_child(ASH_SCENARIO, &child_env, ash_fill_compute);
-        python_client(stack, "wgpu_compute.py", "wgpu", "65536 of 65536 equal the CPU");
-        python_client(stack, "taichi_compute.py", "taichi", "4096 of 4096 equal the CPU");
-        python_client(stack, "ncnn_compute.py", "ncnn", "768 of 768 equal the CPU path");
+        let on = Validation::On;
+        python_client(
+            stack,
+            on,
+            "wgpu_compute.py",
+            "wgpu",
+            "65536 of 65536 equal the CPU",
+        );
+        python_client(
+            stack,
+            on,
+            "ncnn_compute.py",
+            "ncnn",
+            "768 of 768 equal the CPU path",
+        );
+        // Taichi 1.7.4 uses 64-bit buffer atomics without enabling shaderBufferInt64Atomics:
+        // the layer reports it on lavapipe through Debian's loader too (VUID-RuntimeSpirv-
+        // None-06278), so Taichi runs without the layer; its results are still checked.
+        let off = Validation::Off;
+        python_client(
+            stack,
+            off,
+            "taichi_compute.py",
+            "taichi",
+            "4096 of 4096 equal the CPU",
+        );
     }
 }

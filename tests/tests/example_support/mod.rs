@@ -75,7 +75,11 @@ pub fn build(name: &str, api: &str, extra_args: &[&str]) -> Example {
         .join(profile)
         .join(format!("libvulkan_{}.so", name.replace('-', "_")));
     let manifest = crate_dir.join(format!("{name}_icd.json"));
-    assert!(manifest.is_file(), "vkgen driver wrote no {}", manifest.display());
+    assert!(
+        manifest.is_file(),
+        "vkgen driver wrote no {}",
+        manifest.display()
+    );
     Example {
         dir,
         crate_dir,
@@ -112,12 +116,13 @@ pub struct Loaders {
     _dirs: Vec<tempfile::TempDir>,
 }
 
-/// One loader's environment: `env` (with `LD_LIBRARY_PATH` set) and the library that must be
-/// the `libvulkan` the dynamic linker initialises.
+/// One loader's environment: `env` (with `LD_LIBRARY_PATH` set), the validation layer's
+/// variables, and the library that must be the `libvulkan` the dynamic linker initialises.
 #[derive(Clone)]
 pub struct Stack {
     pub name: &'static str,
     pub env: Env,
+    pub layers: Env,
     pub loader: PathBuf,
 }
 
@@ -137,10 +142,10 @@ pub fn loaders(example: &Example, name: &str) -> Loaders {
     .unwrap();
     let debian = Stack {
         name: "Debian's loader (ICD manifest)",
-        env: layers
-            .clone()
+        env: Env::new()
             .set("VK_DRIVER_FILES", &manifest)
             .set("LD_LIBRARY_PATH", paths::system_lib_dir()),
+        layers: layers.clone(),
         loader: system,
     };
     let loader = vkgen_tests::require(paths::loader_under_test())
@@ -153,7 +158,8 @@ pub fn loaders(example: &Example, name: &str) -> Loaders {
     let (hal, root) = crate::wsi_support::hal_env_for(&example.lib, name, "");
     let ours = Stack {
         name: "our loader (HAL root)",
-        env: hal.with(&layers).set("LD_LIBRARY_PATH", shim.path()),
+        env: hal.set("LD_LIBRARY_PATH", shim.path()),
+        layers,
         loader,
     };
     Loaders {
@@ -163,12 +169,30 @@ pub fn loaders(example: &Example, name: &str) -> Loaders {
     }
 }
 
+/// Whether a run enables the validation layer (and checks that it was loaded).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Validation {
+    On,
+    Off,
+}
+
 /// Runs `program args` on `stack` (plus `extra`) for at most `timeout` under the dynamic
-/// linker's log; fails unless it exits 0, and the stack's loader and the validation layer were
-/// initialised. Returns its output.
-pub fn run_on(stack: &Stack, extra: &Env, program: &Path, args: &[&str], timeout: Duration) -> Output {
+/// linker's log; fails unless it exits 0 and the stack's loader (and, with
+/// [`Validation::On`], the validation layer) was initialised. Returns its output.
+pub fn run_on(
+    stack: &Stack,
+    validation: Validation,
+    extra: &Env,
+    program: &Path,
+    args: &[&str],
+    timeout: Duration,
+) -> Output {
     let work = tempfile::tempdir().unwrap();
-    let mut cmd = controlled_command(program, &stack.env.clone().with(extra));
+    let mut env = stack.env.clone().with(extra);
+    if validation == Validation::On {
+        env = env.with(&stack.layers);
+    }
+    let mut cmd = controlled_command(program, &env);
     cmd.args(args)
         .env("LD_DEBUG", "libs")
         .env("LD_DEBUG_OUTPUT", work.path().join("ld"));
@@ -200,11 +224,13 @@ pub fn run_on(stack: &Stack, extra: &Env, program: &Path, args: &[&str], timeout
         stack.name,
         expected.display()
     );
-    assert!(
-        initialised
-            .iter()
-            .any(|p| p.to_string_lossy().contains("VkLayer_khronos_validation")),
-        "{}: the validation layer was not loaded: {initialised:?}",
+    let layer = initialised
+        .iter()
+        .any(|p| p.to_string_lossy().contains("VkLayer_khronos_validation"));
+    assert_eq!(
+        layer,
+        validation == Validation::On,
+        "{}: the validation layer's loading is not as asked: {initialised:?}",
         stack.name
     );
     out

@@ -15,12 +15,13 @@ use cpu_compute_exec::{Program, Resources, Span, SUPPORTED};
 use vkgen_driver::abi::vk_error;
 use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::driver::Driver;
+use vkgen_driver::generated::extensions::ExtensionId;
 use vkgen_driver::generated::vk;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
 use vkgen_driver::kit::native_buffer::NativeBuffers;
 use vkgen_driver::kit::pipeline::{ComputePipeline, Pipeline};
 use vkgen_driver::kit::queue::{Batch, Completion, Worker};
-use vkgen_driver::kit::resources::Buffer;
+use vkgen_driver::kit::resources::{address, Buffer};
 use vkgen_driver::kit::state::{Bound, BoundState, Tracked};
 use vkgen_driver::kit::{self, Device, Kit, PhysicalDeviceDesc, Queue};
 
@@ -78,9 +79,23 @@ impl Kit for CpuCompute {
         p.max_compute_shared_memory_size = 32768;
         p.max_compute_work_group_invocations = SUPPORTED.max_workgroup_invocations;
         p.max_compute_work_group_size = [SUPPORTED.max_workgroup_invocations, 1024, 64];
+        // Fragment outputs share this with storage resources (wgpu divides it among them).
+        p.max_fragment_combined_output_resources = 64;
         p.max_per_stage_descriptor_storage_buffers = 16;
-        p.max_per_stage_resources = 128;
+        p.max_descriptor_set_storage_buffers = 96;
+        p.max_descriptor_set_storage_buffers_dynamic = 8;
         Ok(vec![d])
+    }
+
+    fn device_extensions() -> &'static [ExtensionId] {
+        // Core in 1.2 and 1.3, but clients still look for the names before using the features.
+        &[
+            ExtensionId::KHR_SHADER_ATOMIC_INT64,
+            ExtensionId::KHR_16BIT_STORAGE,
+            ExtensionId::KHR_8BIT_STORAGE,
+            ExtensionId::KHR_SHADER_FLOAT16_INT8,
+            ExtensionId::KHR_STORAGE_BUFFER_STORAGE_CLASS,
+        ]
     }
 
     fn compile_pipeline(_: &Device<Self>, pipeline: &Pipeline) -> Result<(), vk::Result> {
@@ -150,8 +165,9 @@ fn subgroup_operations() -> vk::SubgroupFeatureFlags {
 struct Bindings<'a>(Bound<'a, ComputePipeline>);
 
 // SAFETY: every span is a bound buffer descriptor's host bytes (`Bound::buffer` checked the
-// range against the buffer), alive while the command buffer is pending, which outlasts the
-// dispatch; the executor runs the shader's reads and writes on them.
+// range against the buffer) or the rest of a live allocation holding a device address
+// (`memory_at`); both stay alive while the command buffer is pending (the spec's validity rules
+// for bound and addressed memory), which outlasts the dispatch.
 unsafe impl Resources for Bindings<'_> {
     fn buffer(&self, set: u32, binding: u32, element: u32) -> Option<Span> {
         let b = self.0.buffer(set, binding, element)?;
@@ -160,6 +176,11 @@ unsafe impl Resources for Bindings<'_> {
 
     fn push_constants(&self) -> &[u8] {
         self.0.push_constants()
+    }
+
+    fn address_range(&self, addr: u64) -> Option<Span> {
+        let (ptr, len) = address::memory_at(addr)?;
+        Some(Span { ptr, len })
     }
 }
 

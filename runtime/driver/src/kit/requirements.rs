@@ -487,3 +487,43 @@ pub fn format_findings<D: Kit>(
         })
         .collect()
 }
+
+/// `properties` with every update-after-bind descriptor limit raised to at least its plain
+/// counterpart. A layout without `UPDATE_AFTER_BIND_POOL` counts against both (the
+/// validation layer checks VUID-VkPipelineLayoutCreateInfo-pSetLayouts-03036 to -03042 and
+/// their set-level twins on every pipeline layout), so a device that leaves them 0 — the
+/// registry's default without descriptor indexing — fails every application that uses a
+/// descriptor. A device with descriptor indexing sets them higher; this only lifts a floor.
+pub fn with_update_after_bind_floor(mut p: Properties) -> Properties {
+    macro_rules! floor {
+        ($($uab:ident = $plain:ident),+ $(,)?) => {
+            $(p.$uab = p.$uab.max(p.$plain);)+
+        };
+    }
+    floor!(
+        max_per_stage_descriptor_update_after_bind_samplers = max_per_stage_descriptor_samplers,
+        max_per_stage_descriptor_update_after_bind_uniform_buffers =
+            max_per_stage_descriptor_uniform_buffers,
+        max_per_stage_descriptor_update_after_bind_storage_buffers =
+            max_per_stage_descriptor_storage_buffers,
+        max_per_stage_descriptor_update_after_bind_sampled_images =
+            max_per_stage_descriptor_sampled_images,
+        max_per_stage_descriptor_update_after_bind_storage_images =
+            max_per_stage_descriptor_storage_images,
+        max_per_stage_descriptor_update_after_bind_input_attachments =
+            max_per_stage_descriptor_input_attachments,
+        max_per_stage_update_after_bind_resources = max_per_stage_resources,
+        max_descriptor_set_update_after_bind_samplers = max_descriptor_set_samplers,
+        max_descriptor_set_update_after_bind_uniform_buffers = max_descriptor_set_uniform_buffers,
+        max_descriptor_set_update_after_bind_uniform_buffers_dynamic =
+            max_descriptor_set_uniform_buffers_dynamic,
+        max_descriptor_set_update_after_bind_storage_buffers = max_descriptor_set_storage_buffers,
+        max_descriptor_set_update_after_bind_storage_buffers_dynamic =
+            max_descriptor_set_storage_buffers_dynamic,
+        max_descriptor_set_update_after_bind_sampled_images = max_descriptor_set_sampled_images,
+        max_descriptor_set_update_after_bind_storage_images = max_descriptor_set_storage_images,
+        max_descriptor_set_update_after_bind_input_attachments =
+            max_descriptor_set_input_attachments,
+    );
+    p
+}

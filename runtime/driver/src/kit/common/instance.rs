@@ -184,7 +184,7 @@ unsafe fn create_instance_impl<D: Kit>(
         .map(|d| {
             Dispatchable::new(PhysicalDevice::<D> {
                 instance: ptr,
-                properties: d.properties,
+                properties: crate::kit::requirements::with_update_after_bind_floor(d.properties),
                 features: d.features,
                 queue_families: d.queue_families,
                 memory: d.memory,

@@ -30,7 +30,9 @@ pub(super) fn unregister(base: *mut u8) {
 /// of the allocation follow it (at least 1). `None` for an address no live allocation holds.
 pub fn memory_at(address: u64) -> Option<(*mut u8, usize)> {
     let address = usize::try_from(address).ok()?;
-    let live = LIVE.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let live = LIVE
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (&base, &len) = live.range(..=address).next_back()?;
     let into = address - base;
     (into < len).then_some((address as *mut u8, len - into))
