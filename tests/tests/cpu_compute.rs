@@ -7,6 +7,7 @@
 //!   atomics, push and specialization constants over 2,048 workgroups, and SAXPY over 16 Mi
 //!   floats;
 //! * the project's own ash compute round trip (`vkgen_tests::compute`, `fill.comp`);
+//! * `vulkaninfo`, default, `--summary` and `--json`;
 //! * third-party clients from PyPI (`tests/clients/`), as `tests/tests/python_clients.rs` runs
 //!   them on lavapipe: wgpu-py (WGSL through naga) and ncnn with the layer on; Taichi without
 //!   it (Taichi itself breaks a rule the layer checks, on lavapipe too: see the test).
@@ -147,6 +148,28 @@ fn executor_tests(example: &example_support::Example) {
     );
 }
 
+/// `vulkaninfo` (default, `--summary`, `--json`) through `stack`: each exits 0 and shows the
+/// device at Vulkan 1.3.
+fn vulkaninfo(stack: &Stack) {
+    let bin = require(paths::vulkaninfo_bin());
+    for args in [&[][..], &["--summary"], &["--json"]] {
+        let out = example_support::run_on(
+            stack,
+            Validation::Off,
+            &Env::new(),
+            &bin,
+            args,
+            Duration::from_secs(120),
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("cpu-compute") && stdout.contains("1.3."),
+            "vulkaninfo {args:?} on {}:\n{stdout}",
+            stack.name
+        );
+    }
+}
+
 #[test]
 fn the_cpu_compute_device_runs_real_clients_through_both_loaders_with_validation() {
     if child_scenario().is_some() {
@@ -185,6 +208,7 @@ fn the_cpu_compute_device_runs_real_clients_through_both_loaders_with_validation
             .with(&layer_log())
             .set(LOADER_VAR, &stack.loader);
         in_child(ASH_SCENARIO, &child_env, ash_fill_compute);
+        vulkaninfo(stack);
         let on = Validation::On;
         python_client(
             stack,

@@ -132,18 +132,21 @@ pub fn loaders(example: &Example, name: &str) -> Loaders {
         .set("VK_LAYER_PATH", validation.parent().unwrap())
         .set("VK_INSTANCE_LAYERS", VALIDATION);
     let system = vkgen_tests::require(paths::system_loader());
+    // The manifest where the Khronos loader looks on a desktop (`$XDG_DATA_DIRS/vulkan/icd.d`),
+    // installed beside a copy of the library, and nothing else there: not named by
+    // `VK_DRIVER_FILES`, which ncnn reads itself to load a driver past any loader.
     let install = tempfile::tempdir().unwrap();
-    let manifest = install.path().join(format!("{name}_icd.json"));
-    std::fs::copy(&example.manifest, &manifest).unwrap();
-    std::fs::copy(
-        &example.lib,
-        install.path().join(example.lib.file_name().unwrap()),
-    )
-    .unwrap();
+    let icd_dir = install.path().join("share/vulkan/icd.d");
+    std::fs::create_dir_all(&icd_dir).unwrap();
+    std::fs::copy(&example.manifest, icd_dir.join(format!("{name}_icd.json"))).unwrap();
+    std::fs::copy(&example.lib, icd_dir.join(example.lib.file_name().unwrap())).unwrap();
     let debian = Stack {
         name: "Debian's loader (ICD manifest)",
         env: Env::new()
-            .set("VK_DRIVER_FILES", &manifest)
+            .set("XDG_DATA_DIRS", install.path().join("share"))
+            .set("XDG_CONFIG_DIRS", install.path().join("xdg"))
+            .set("XDG_DATA_HOME", install.path().join("data-home"))
+            .set("XDG_CONFIG_HOME", install.path().join("config-home"))
             .set("LD_LIBRARY_PATH", paths::system_lib_dir()),
         layers: layers.clone(),
         loader: system,

@@ -18,7 +18,8 @@ use vkgen_driver::generated::driver::Driver;
 use vkgen_driver::generated::extensions::ExtensionId;
 use vkgen_driver::generated::vk;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
-use vkgen_driver::kit::native_buffer::NativeBuffers;
+use vkgen_driver::kit::native_buffer::{GrallocQueries, NativeBuffers};
+use vkgen_driver::sync_fd::NativeFence;
 use vkgen_driver::kit::pipeline::{ComputePipeline, Pipeline};
 use vkgen_driver::kit::queue::{Batch, Completion, Worker};
 use vkgen_driver::kit::resources::{address, Buffer};
@@ -88,8 +89,11 @@ impl Kit for CpuCompute {
     }
 
     fn device_extensions() -> &'static [ExtensionId] {
-        // Core in 1.2 and 1.3, but clients still look for the names before using the features.
+        // The native buffers the loader's swapchain is built on (the kit's images, written by
+        // copies, clears and blits); then command-less extensions core in 1.2 and 1.3 whose
+        // names clients still look for before using the features.
         &[
+            ExtensionId::ANDROID_NATIVE_BUFFER,
             ExtensionId::KHR_SHADER_ATOMIC_INT64,
             ExtensionId::KHR_16BIT_STORAGE,
             ExtensionId::KHR_8BIT_STORAGE,
@@ -119,7 +123,30 @@ impl Kit for CpuCompute {
     }
 }
 
-impl NativeBuffers for CpuCompute {}
+// The loader's swapchain images: the kit's native-buffer images, synchronised by the kit's
+// native fences.
+impl NativeBuffers for CpuCompute {
+    const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
+    const NATIVE_FENCES: bool = true;
+
+    fn signal_on_native_fence(
+        _: vk::Device,
+        semaphore: vk::Semaphore,
+        semaphore_fence: Option<NativeFence>,
+        fence: vk::Fence,
+        fence_fence: Option<NativeFence>,
+    ) -> Result<(), vk::Result> {
+        kit::sync::signal_on_native_fence(semaphore, semaphore_fence, fence, fence_fence)
+    }
+
+    fn release_native_fence(
+        _: vk::Queue,
+        wait: &[vk::Semaphore],
+        _: vk::Image,
+    ) -> Result<NativeFence, vk::Result> {
+        kit::queue::release_after_waits(wait)
+    }
+}
 
 #[vkgen_driver::driver(kit)]
 impl Driver for CpuCompute {

@@ -49,6 +49,33 @@ pub fn spirv_at(src: &std::path::Path, env: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Assembles `tests/shaders/<name>` with spirv-as, or None where spirv-tools is not installed.
+pub fn assemble(name: &str) -> Option<Vec<u32>> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shaders")
+        .join(name);
+    let out = std::env::temp_dir().join(format!("cce-{}-{}.spv", std::process::id(), name));
+    let st = std::process::Command::new("spirv-as")
+        .args(["--target-env", "vulkan1.1", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .ok()?;
+    assert!(
+        st.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    Some(
+        bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
+}
+
 /// Compiles `tests/shaders/<name>` (WGSL) with naga as wgpu would, or None without naga.
 pub fn wgsl(name: &str, args: &[&str]) -> Option<Vec<u32>> {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
