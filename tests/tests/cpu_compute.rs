@@ -152,7 +152,10 @@ fn executor_tests(example: &example_support::Example) {
 /// device at Vulkan 1.3.
 fn vulkaninfo(stack: &Stack) {
     let bin = require(paths::vulkaninfo_bin());
-    for args in [&[][..], &["--summary"], &["--json"]] {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("vulkaninfo.json");
+    let json_args = ["--json", "-o", json.to_str().unwrap()];
+    for args in [&[][..], &["--summary"], &json_args] {
         let out = example_support::run_on(
             stack,
             Validation::Off,
@@ -161,10 +164,15 @@ fn vulkaninfo(stack: &Stack) {
             args,
             Duration::from_secs(120),
         );
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        // `--json` writes its profile to the `-o` file.
+        let text = if args == json_args {
+            std::fs::read_to_string(&json).unwrap()
+        } else {
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
         assert!(
-            stdout.contains("cpu-compute") && stdout.contains("1.3."),
-            "vulkaninfo {args:?} on {}:\n{stdout}",
+            text.contains("cpu-compute") && text.contains("1.3."),
+            "vulkaninfo {args:?} on {}:\n{text}",
             stack.name
         );
     }
