@@ -19,7 +19,6 @@ use vkgen_driver::generated::extensions::ExtensionId;
 use vkgen_driver::generated::vk;
 use vkgen_driver::kit::command::{CommandBuffer, Execute};
 use vkgen_driver::kit::native_buffer::{GrallocQueries, NativeBuffers};
-use vkgen_driver::sync_fd::NativeFence;
 use vkgen_driver::kit::pipeline::{ComputePipeline, Pipeline};
 use vkgen_driver::kit::queue::{Batch, Completion, Worker};
 use vkgen_driver::kit::resources::{address, Buffer};
@@ -56,27 +55,16 @@ impl Kit for CpuCompute {
         // every feature Vulkan 1.3 requires. Add what the executor runs beyond that.
         let mut d = PhysicalDeviceDesc::new(c"cpu-compute", ());
         let (f, p) = (&mut d.features, &mut d.properties);
-        f.shader_int64 = SUPPORTED.int64;
-        f.shader_int16 = SUPPORTED.int16;
-        f.shader_float64 = SUPPORTED.float64;
-        f.shader_int8 = SUPPORTED.int8;
-        f.shader_float16 = SUPPORTED.float16;
-        f.storage_buffer16_bit_access = SUPPORTED.storage_buffer_16bit;
-        f.uniform_and_storage_buffer16_bit_access = SUPPORTED.uniform_16bit;
-        f.storage_push_constant16 = SUPPORTED.push_constant_16bit;
-        f.storage_buffer8_bit_access = SUPPORTED.storage_buffer_8bit;
-        f.uniform_and_storage_buffer8_bit_access = SUPPORTED.storage_buffer_8bit_uniform;
-        f.storage_push_constant8 = SUPPORTED.push_constant_8bit;
-        f.shader_buffer_int64_atomics = SUPPORTED.int64_atomics;
-        f.shader_shared_int64_atomics = SUPPORTED.int64_atomics;
-        f.variable_pointers_storage_buffer = SUPPORTED.variable_pointers;
-        f.variable_pointers = SUPPORTED.variable_pointers;
+        for (name, on) in SUPPORTED.vulkan_features() {
+            f.set(name, on);
+        }
         p.subgroup_size = SUPPORTED.subgroup_size;
         p.min_subgroup_size = SUPPORTED.subgroup_size;
         p.max_subgroup_size = SUPPORTED.subgroup_size;
         p.subgroup_supported_stages = vk::ShaderStageFlags::COMPUTE;
         p.required_subgroup_size_stages = vk::ShaderStageFlags::COMPUTE;
-        p.subgroup_supported_operations = subgroup_operations();
+        let ops = SUPPORTED.subgroup_operations.vk_bits();
+        p.subgroup_supported_operations = vk::SubgroupFeatureFlags::from_raw(ops);
         p.max_compute_shared_memory_size = 32768;
         p.max_compute_work_group_invocations = SUPPORTED.max_workgroup_invocations;
         p.max_compute_work_group_size = [SUPPORTED.max_workgroup_invocations, 1024, 64];
@@ -90,16 +78,8 @@ impl Kit for CpuCompute {
 
     fn device_extensions() -> &'static [ExtensionId] {
         // The native buffers the loader's swapchain is built on (the kit's images, written by
-        // copies, clears and blits); then command-less extensions core in 1.2 and 1.3 whose
-        // names clients still look for before using the features.
-        &[
-            ExtensionId::ANDROID_NATIVE_BUFFER,
-            ExtensionId::KHR_SHADER_ATOMIC_INT64,
-            ExtensionId::KHR_16BIT_STORAGE,
-            ExtensionId::KHR_8BIT_STORAGE,
-            ExtensionId::KHR_SHADER_FLOAT16_INT8,
-            ExtensionId::KHR_STORAGE_BUFFER_STORAGE_CLASS,
-        ]
+        // copies, clears and blits).
+        &[ExtensionId::ANDROID_NATIVE_BUFFER]
     }
 
     fn compile_pipeline(_: &Device<Self>, pipeline: &Pipeline) -> Result<(), vk::Result> {
@@ -116,36 +96,22 @@ impl Kit for CpuCompute {
         Ok(())
     }
 
-    fn driver_submit(queue: &Queue<Self>, batch: &Batch, done: Completion) -> Result<(), vk::Result> {
+    fn driver_submit(
+        queue: &Queue<Self>,
+        batch: &Batch,
+        done: Completion,
+    ) -> Result<(), vk::Result> {
         let run = |cb: &CommandBuffer<Self>| cb.replay_tracked(&mut Engine::default());
         queue.data.replay(batch, done, run);
         Ok(())
     }
 }
 
-// The loader's swapchain images: the kit's native-buffer images, synchronised by the kit's
-// native fences.
+// The loader's swapchain images: the kit's native-buffer images and native fences (on the
+// kit's sync objects).
 impl NativeBuffers for CpuCompute {
     const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
     const NATIVE_FENCES: bool = true;
-
-    fn signal_on_native_fence(
-        _: vk::Device,
-        semaphore: vk::Semaphore,
-        semaphore_fence: Option<NativeFence>,
-        fence: vk::Fence,
-        fence_fence: Option<NativeFence>,
-    ) -> Result<(), vk::Result> {
-        kit::sync::signal_on_native_fence(semaphore, semaphore_fence, fence, fence_fence)
-    }
-
-    fn release_native_fence(
-        _: vk::Queue,
-        wait: &[vk::Semaphore],
-        _: vk::Image,
-    ) -> Result<NativeFence, vk::Result> {
-        kit::queue::release_after_waits(wait)
-    }
 }
 
 #[vkgen_driver::driver(kit)]
@@ -169,25 +135,6 @@ impl Tracked for Engine {
     }
 }
 
-/// The subgroup operation classes the executor runs, as Vulkan flags.
-fn subgroup_operations() -> vk::SubgroupFeatureFlags {
-    use vk::SubgroupFeatureFlags as F;
-    let ops = SUPPORTED.subgroup_operations;
-    [
-        (ops.basic, F::BASIC),
-        (ops.vote, F::VOTE),
-        (ops.arithmetic, F::ARITHMETIC),
-        (ops.ballot, F::BALLOT),
-        (ops.shuffle, F::SHUFFLE),
-        (ops.shuffle_relative, F::SHUFFLE_RELATIVE),
-        (ops.clustered, F::CLUSTERED),
-        (ops.quad, F::QUAD),
-    ]
-    .into_iter()
-    .filter(|(on, _)| *on)
-    .fold(F::empty(), |all, (_, f)| all | f)
-}
-
 /// What a dispatch's shader reads: the bound descriptors and push constants.
 struct Bindings<'a>(Bound<'a, ComputePipeline>);
 
@@ -198,7 +145,10 @@ struct Bindings<'a>(Bound<'a, ComputePipeline>);
 unsafe impl Resources for Bindings<'_> {
     fn buffer(&self, set: u32, binding: u32, element: u32) -> Option<Span> {
         let b = self.0.buffer(set, binding, element)?;
-        Some(Span { ptr: b.ptr, len: usize::try_from(b.range).ok()? })
+        Some(Span {
+            ptr: b.ptr,
+            len: usize::try_from(b.range).ok()?,
+        })
     }
 
     fn push_constants(&self) -> &[u8] {
@@ -213,8 +163,12 @@ unsafe impl Resources for Bindings<'_> {
 
 impl Engine {
     fn dispatch(&self, base: [u32; 3], count: [u32; 3]) {
-        let Some(bound) = self.bound.compute() else { return };
-        let Some(program) = bound.pipeline.vendor.get::<Program>() else { return };
+        let Some(bound) = self.bound.compute() else {
+            return;
+        };
+        let Some(program) = bound.pipeline.vendor.get::<Program>() else {
+            return;
+        };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         if let Err(e) = program.dispatch(&Bindings(bound), base, count, threads) {
             let _ = vk_error!(vk::Result::ERROR_DEVICE_LOST, "vkCmdDispatch: {e}");
@@ -235,30 +189,17 @@ impl Execute for Engine {
     unsafe fn cmd_dispatch_indirect(&mut self, buffer: vk::Buffer, offset: u64) {
         // SAFETY: the recorded buffer outlives the pending batch (valid usage); `from_handle`
         // checks its type.
-        let Some(b) = (unsafe { Buffer::from_handle(buffer) }) else { return };
-        let Some(p) = b.host_ptr().filter(|_| offset.saturating_add(12) <= b.desc.size) else {
+        let Some(b) = (unsafe { Buffer::from_handle(buffer) }) else {
+            return;
+        };
+        let Some(p) = b
+            .host_ptr()
+            .filter(|_| offset.saturating_add(12) <= b.desc.size)
+        else {
             return;
         };
         // SAFETY: the 12 bytes of a VkDispatchIndirectCommand at `offset` lie in the buffer.
         let c = unsafe { p.add(offset as usize).cast::<[u32; 3]>().read_unaligned() };
         self.dispatch([0; 3], c);
     }
-
-    // A queue runs its commands one after another, each dispatch to its end: nothing to order.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn cmd_pipeline_barrier(
-        &mut self,
-        _: vk::PipelineStageFlags,
-        _: vk::PipelineStageFlags,
-        _: vk::DependencyFlags,
-        _: u32,
-        _: *const vk::MemoryBarrier<'_>,
-        _: u32,
-        _: *const vk::BufferMemoryBarrier<'_>,
-        _: u32,
-        _: *const vk::ImageMemoryBarrier<'_>,
-    ) {
-    }
-
-    unsafe fn cmd_pipeline_barrier2(&mut self, _: *const vk::DependencyInfo<'_>) {}
 }

@@ -141,7 +141,10 @@ pub trait NativeBuffers: Driver {
 
     /// `vkAcquireImageANDROID`'s work: make `semaphore` / `fence` (each may be null, and then
     /// its copy is `None`) signal when their copy of the acquire fence signals. The copies are
-    /// the driver's (dropping one closes it); the original is already closed.
+    /// the driver's (dropping one closes it); the original is already closed. Default: the
+    /// kit's sync objects ([`Kit::SYNC_OBJECTS`](crate::kit::Kit::SYNC_OBJECTS)) take the
+    /// payloads ([`crate::kit::sync::signal_on_native_fence`]); a driver with its own
+    /// semaphores and fences overrides it.
     fn signal_on_native_fence(
         device: vk::Device,
         semaphore: vk::Semaphore,
@@ -149,11 +152,8 @@ pub trait NativeBuffers: Driver {
         fence: vk::Fence,
         fence_fence: Option<NativeFence>,
     ) -> Result<(), vk::Result> {
-        let _ = (device, semaphore, semaphore_fence, fence, fence_fence);
-        Err(vkgen_abi::vk_error!(
-            vk::Result::ERROR_INITIALIZATION_FAILED,
-            "vkAcquireImageANDROID: this driver has no native fences"
-        ))
+        let _ = device;
+        crate::kit::sync::signal_on_native_fence(semaphore, semaphore_fence, fence, fence_fence)
     }
 
     /// `vkCreateImage` with a `VkNativeBufferANDROID`, already validated: create the image on
@@ -173,16 +173,17 @@ pub trait NativeBuffers: Driver {
 
     /// `vkQueueSignalReleaseImageANDROID`'s work: a native fence that signals once `wait` have
     /// (`NativeFence::signalled()` when the work is already done); the caller gets its fd.
+    /// Default: released once the kit's semaphores in `wait` resolve
+    /// ([`crate::kit::queue::release_after_waits`]: a driver whose rendering is done when its
+    /// batches complete); a driver with its own semaphores, or rendering still in flight after
+    /// them, overrides it.
     fn release_native_fence(
         queue: vk::Queue,
         wait: &[vk::Semaphore],
         image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
-        let _ = (queue, wait, image);
-        Err(vkgen_abi::vk_error!(
-            vk::Result::ERROR_INITIALIZATION_FAILED,
-            "vkQueueSignalReleaseImageANDROID: this driver has no native fences"
-        ))
+        let _ = (queue, image);
+        crate::kit::queue::release_after_waits(wait)
     }
 }
 

@@ -68,7 +68,6 @@ use vkgen_generated::vk;
 use crate::export::DriverModule;
 use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
 use crate::kit::{self, Kit, PhysicalDeviceDesc};
-use crate::sync_fd::NativeFence;
 use crate::util::copy_cstr;
 
 /// The null driver. See the [module docs](self).
@@ -284,29 +283,11 @@ impl Kit for NullDriver {
 }
 
 impl NativeBuffers for NullDriver {
-    // Every gralloc query, answering 0 (nulldrv); native fences on the null sync objects.
+    // Every gralloc query, answering 0 (nulldrv); native fences on the null sync objects (the
+    // defaults: the kit's semaphores and fences; no rendering to wait for, so an image is
+    // released once its waits resolve).
     const GRALLOC_QUERIES: GrallocQueries = GrallocQueries::ALL;
     const NATIVE_FENCES: bool = true;
-
-    fn signal_on_native_fence(
-        _device: vk::Device,
-        semaphore: vk::Semaphore,
-        semaphore_fence: Option<NativeFence>,
-        fence: vk::Fence,
-        fence_fence: Option<NativeFence>,
-    ) -> Result<(), vk::Result> {
-        kit::sync::signal_on_native_fence(semaphore, semaphore_fence, fence, fence_fence)
-    }
-
-    fn release_native_fence(
-        _queue: vk::Queue,
-        wait: &[vk::Semaphore],
-        _image: vk::Image,
-    ) -> Result<NativeFence, vk::Result> {
-        // No rendering to wait for: the image is released once the waits resolve. Not through
-        // the typed queue core: drivers in bring-up reach this hook with their own queues.
-        kit::queue::release_after_waits(wait)
-    }
 }
 
 /// The null driver's command map as the kit's bring-up table ([`Kit::NULL_OBJECTS`]) of

@@ -110,6 +110,32 @@ pub struct SubgroupOps {
     pub quad: bool,
 }
 
+impl SubgroupOps {
+    /// The classes as `VkSubgroupFeatureFlags` bits (BASIC = 1 … QUAD = 0x80: fixed by the
+    /// Vulkan registry), for the driver's `subgroupSupportedOperations`.
+    pub const fn vk_bits(&self) -> u32 {
+        let classes = [
+            self.basic,
+            self.vote,
+            self.arithmetic,
+            self.ballot,
+            self.shuffle,
+            self.shuffle_relative,
+            self.clustered,
+            self.quad,
+        ];
+        let mut bits = 0;
+        let mut i = 0;
+        while i < classes.len() {
+            if classes[i] {
+                bits |= 1 << i;
+            }
+            i += 1;
+        }
+        bits
+    }
+}
+
 /// What the executor runs, for the driver's honest feature bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Supported {
@@ -141,6 +167,33 @@ pub struct Supported {
     pub buffer_device_address: bool,
     /// OpSDot/OpUDot/OpSUDot and their AccSat forms, on vectors and 4x8-bit packed scalars.
     pub integer_dot_product: bool,
+}
+
+impl Supported {
+    /// The Vulkan feature bits these answers decide, by their registry names (as
+    /// `VkPhysicalDevice*Features` spell them), for a driver's feature table.
+    pub const fn vulkan_features(&self) -> [(&'static str, bool); 15] {
+        [
+            ("shaderInt64", self.int64),
+            ("shaderInt16", self.int16),
+            ("shaderFloat64", self.float64),
+            ("shaderInt8", self.int8),
+            ("shaderFloat16", self.float16),
+            ("storageBuffer16BitAccess", self.storage_buffer_16bit),
+            ("uniformAndStorageBuffer16BitAccess", self.uniform_16bit),
+            ("storagePushConstant16", self.push_constant_16bit),
+            ("storageBuffer8BitAccess", self.storage_buffer_8bit),
+            (
+                "uniformAndStorageBuffer8BitAccess",
+                self.storage_buffer_8bit_uniform,
+            ),
+            ("storagePushConstant8", self.push_constant_8bit),
+            ("shaderBufferInt64Atomics", self.int64_atomics),
+            ("shaderSharedInt64Atomics", self.int64_atomics),
+            ("variablePointersStorageBuffer", self.variable_pointers),
+            ("variablePointers", self.variable_pointers),
+        ]
+    }
 }
 
 /// Exactly what the implementation runs — no more.

@@ -296,32 +296,7 @@ pub(crate) fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Re
     match op {
         S::Line | S::NoLine | S::Nop | S::LoopMerge | S::SelectionMerge | S::Name => {}
         S::Undef => drop(d.alloc(word(ops, 1)?, word(ops, 0)?)?),
-        S::Phi => {
-            let (ty, id) = (word(ops, 0)?, word(ops, 1)?);
-            let dst = d.alloc(id, ty)?;
-            let n = reg_count(&d.types, ty, 0)?;
-            for pair in ops[2..].chunks(2) {
-                let (v, parent) = (pair[0], *pair.get(1).ok_or_else(|| bad("OpPhi pair"))?);
-                let src = d.alloc(v, ty)?;
-                d.used.insert(v);
-                if let Some(&l) = d.ptr_layout.get(&v) {
-                    d.ptr_layout.insert(id, l);
-                }
-                f.phi
-                    .entry((parent, f.cur_label))
-                    .or_default()
-                    .push((dst, src, n));
-            }
-            if d.types
-                .get(&ty)
-                .is_some_and(|t| matches!(t, Ty::Pointer { .. }))
-                && !d.ptr_layout.contains_key(&id)
-            {
-                return Err(Refusal::Unsupported(
-                    "OpPhi of pointers defined later (variable pointers)".into(),
-                ));
-            }
-        }
+        S::Phi => phi(d, f, ops)?,
         S::Branch => {
             let e = edge(f, word(ops, 0)?);
             f.ops.push(Op::Branch(e));
@@ -331,31 +306,7 @@ pub(crate) fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Re
             let (t, e) = (edge(f, word(ops, 1)?), edge(f, word(ops, 2)?));
             f.ops.push(Op::CondBranch { c, t, f: e });
         }
-        S::Switch => {
-            let sel_id = word(ops, 0)?;
-            let sel = d.reg(sel_id)?;
-            let (s, _) = scalar_of(&d.types, d.type_of(sel_id)?)?;
-            let step = if s.width() > 32 { 3 } else { 2 };
-            let default = edge(f, word(ops, 1)?);
-            let mut cases = Vec::new();
-            for c in ops[2..].chunks(step) {
-                if c.len() != step {
-                    return Err(bad("OpSwitch target list"));
-                }
-                let v = if step == 3 {
-                    c[0] as u64 | (c[1] as u64) << 32
-                } else {
-                    c[0] as u64
-                };
-                cases.push((crate::alu::mask(v, s.width()), edge(f, c[step - 1])));
-            }
-            f.ops.push(Op::Switch {
-                sel,
-                w: s.width(),
-                cases: cases.into(),
-                default,
-            });
-        }
+        S::Switch => switch(d, f, ops)?,
         S::Return => f.ops.push(Op::Return),
         S::ReturnValue => {
             let v = word(ops, 0)?;
@@ -363,56 +314,11 @@ pub(crate) fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Re
             f.ops.push(Op::ReturnValue { src, n });
         }
         S::Unreachable => f.ops.push(Op::Unreachable),
-        S::FunctionCall => {
-            let (ty, id, callee) = (word(ops, 0)?, word(ops, 1)?, word(ops, 2)?);
-            let dst = d.alloc(id, ty)?;
-            let n = reg_count(&d.types, ty, 0)?;
-            let mut args = Vec::new();
-            for &a in &ops[3..] {
-                args.push((0, d.reg(a)?, reg_count(&d.types, d.type_of(a)?, 0)?));
-            }
-            f.calls.push((f.ops.len(), callee, f.cur_fn));
-            f.ops.push(Op::Call {
-                func: callee,
-                args: args.into(),
-                dst,
-                n,
-            });
-        }
+        S::FunctionCall => function_call(d, f, ops)?,
         S::Variable => function_variable(d, f, ops)?,
         S::Load => load(d, f, ops)?,
-        S::Store => {
-            let (p, v) = (word(ops, 0)?, word(ops, 1)?);
-            let (ptr, src) = (d.reg(p)?, d.reg(v)?);
-            if let Some(&(dst, n)) = f.promoted.get(&p) {
-                if n != reg_count(&d.types, d.type_of(v)?, 0)? {
-                    return Err(bad("OpStore type does not match its variable"));
-                }
-                f.ops.push(Op::Copy { dst, src, n });
-                return Ok(());
-            }
-            let op = store_op(d, p, ptr, src)?;
-            f.ops.push(op);
-        }
-        S::CopyMemory => {
-            let (dp, sp) = (word(ops, 0)?, word(ops, 1)?);
-            let l = *d
-                .ptr_layout
-                .get(&sp)
-                .ok_or_else(|| bad("OpCopyMemory source"))?;
-            let mut flat = Vec::new();
-            d.layouts.flatten(l, 0, &mut flat)?;
-            let tmp = d.const_regs(&vec![0; flat.len()]);
-            let ptr = d.reg(sp)?;
-            f.ops.push(Op::Load {
-                dst: tmp,
-                ptr,
-                flat: flat.into(),
-            });
-            let ptr = d.reg(dp)?;
-            let op = store_op(d, dp, ptr, tmp)?;
-            f.ops.push(op);
-        }
+        S::Store => store(d, f, ops)?,
+        S::CopyMemory => copy_memory(d, f, ops)?,
         S::AccessChain | S::InBoundsAccessChain => access_chain(d, f, ops)?,
         S::ArrayLength => array_length(d, f, ops)?,
         S::Kill | S::TerminateInvocation | S::DemoteToHelperInvocation => {
@@ -420,6 +326,115 @@ pub(crate) fn body(d: &mut Dec, f: &mut Fn, op: S, code: u16, ops: &[u32]) -> Re
         }
         _ => return Err(Refusal::Instruction(op_name(code))),
     }
+    Ok(())
+}
+
+fn phi(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
+    let (ty, id) = (word(ops, 0)?, word(ops, 1)?);
+    let dst = d.alloc(id, ty)?;
+    let n = reg_count(&d.types, ty, 0)?;
+    for pair in ops[2..].chunks(2) {
+        let (v, parent) = (pair[0], *pair.get(1).ok_or_else(|| bad("OpPhi pair"))?);
+        let src = d.alloc(v, ty)?;
+        d.used.insert(v);
+        if let Some(&l) = d.ptr_layout.get(&v) {
+            d.ptr_layout.insert(id, l);
+        }
+        f.phi
+            .entry((parent, f.cur_label))
+            .or_default()
+            .push((dst, src, n));
+    }
+    if d.types
+        .get(&ty)
+        .is_some_and(|t| matches!(t, Ty::Pointer { .. }))
+        && !d.ptr_layout.contains_key(&id)
+    {
+        return Err(Refusal::Unsupported(
+            "OpPhi of pointers defined later (variable pointers)".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn switch(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
+    let sel_id = word(ops, 0)?;
+    let sel = d.reg(sel_id)?;
+    let (s, _) = scalar_of(&d.types, d.type_of(sel_id)?)?;
+    let step = if s.width() > 32 { 3 } else { 2 };
+    let default = edge(f, word(ops, 1)?);
+    let mut cases = Vec::new();
+    for c in ops[2..].chunks(step) {
+        if c.len() != step {
+            return Err(bad("OpSwitch target list"));
+        }
+        let v = if step == 3 {
+            c[0] as u64 | (c[1] as u64) << 32
+        } else {
+            c[0] as u64
+        };
+        cases.push((crate::alu::mask(v, s.width()), edge(f, c[step - 1])));
+    }
+    f.ops.push(Op::Switch {
+        sel,
+        w: s.width(),
+        cases: cases.into(),
+        default,
+    });
+    Ok(())
+}
+
+fn function_call(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
+    let (ty, id, callee) = (word(ops, 0)?, word(ops, 1)?, word(ops, 2)?);
+    let dst = d.alloc(id, ty)?;
+    let n = reg_count(&d.types, ty, 0)?;
+    let mut args = Vec::new();
+    for &a in &ops[3..] {
+        args.push((0, d.reg(a)?, reg_count(&d.types, d.type_of(a)?, 0)?));
+    }
+    f.calls.push((f.ops.len(), callee, f.cur_fn));
+    f.ops.push(Op::Call {
+        func: callee,
+        args: args.into(),
+        dst,
+        n,
+    });
+    Ok(())
+}
+
+fn store(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
+    let (p, v) = (word(ops, 0)?, word(ops, 1)?);
+    let (ptr, src) = (d.reg(p)?, d.reg(v)?);
+    if let Some(&(dst, n)) = f.promoted.get(&p) {
+        if n != reg_count(&d.types, d.type_of(v)?, 0)? {
+            return Err(bad("OpStore type does not match its variable"));
+        }
+        f.ops.push(Op::Copy { dst, src, n });
+        return Ok(());
+    }
+    let op = store_op(d, p, ptr, src)?;
+    f.ops.push(op);
+    Ok(())
+}
+
+fn copy_memory(d: &mut Dec, f: &mut Fn, ops: &[u32]) -> Result<(), Refusal> {
+    let (dp, sp) = (word(ops, 0)?, word(ops, 1)?);
+    let l = *d
+        .ptr_layout
+        .get(&sp)
+        .ok_or_else(|| bad("OpCopyMemory source"))?;
+    let mut flat = Vec::new();
+    d.layouts.flatten(l, 0, &mut flat)?;
+    let tmp = d.const_regs(&vec![0; flat.len()]);
+    let ptr = d.reg(sp)?;
+    f.ops.push(Op::Load {
+        dst: tmp,
+        ptr,
+        flat: flat.into(),
+    });
+    let ptr = d.reg(dp)?;
+    let op = store_op(d, dp, ptr, tmp)?;
+    f.ops.push(op);
     Ok(())
 }
 

@@ -308,6 +308,55 @@ fn memory_op(op: &Op, r: &mut [u64], mem: &Regions) -> Result<(), Trap> {
     Ok(())
 }
 
+/// Charges one taken branch to the invocation's budget.
+#[inline(always)]
+fn spend(inv: &mut Inv, m: &Module) -> Result<(), Trap> {
+    inv.budget = inv
+        .budget
+        .checked_sub(1)
+        .ok_or(Trap::Budget(m.branch_budget))?;
+    Ok(())
+}
+
+/// `OpFunctionCall`: copies the arguments into the callee's parameters and pushes the return
+/// frame; the callee's first op is the new pc.
+#[inline]
+fn call(
+    m: &Module,
+    inv: &mut Inv,
+    r: &mut [u64],
+    pc: usize,
+    (func, args, dst, n): (u32, &[(u32, u32, u32)], u32, u32),
+) -> Result<usize, Trap> {
+    if inv.stack.len() > m.max_call_depth {
+        return Err(Trap::CallDepth(inv.stack.len()));
+    }
+    for &(p, a, k) in args {
+        r.copy_within(a as usize..(a + k) as usize, p as usize);
+    }
+    inv.stack.push(Frame {
+        ret_pc: pc as u32,
+        dst,
+        n,
+    });
+    Ok(func as usize)
+}
+
+/// `OpReturn{,Value}`: the caller's pc (the value copied to its result), or `None` when the
+/// entry point returned (the invocation is done).
+#[inline]
+fn ret(inv: &mut Inv, r: &mut [u64], op: &Op) -> Option<usize> {
+    let Some(f) = inv.stack.pop() else {
+        inv.done = true;
+        return None;
+    };
+    if let Op::ReturnValue { src, n } = op {
+        let k = (*n).min(f.n) as usize;
+        r.copy_within(*src as usize..*src as usize + k, f.dst as usize);
+    }
+    Some(f.ret_pc as usize)
+}
+
 /// Runs `inv` until it returns from the entry point or reaches a workgroup barrier.
 pub fn run(
     m: &Module,
@@ -392,17 +441,11 @@ pub fn run(
             } => set!(*dst, access(r, *base, *off, dyns, desc)),
             Op::Branch(e) => {
                 pc = take(e, r, scratch);
-                inv.budget = inv
-                    .budget
-                    .checked_sub(1)
-                    .ok_or(Trap::Budget(m.branch_budget))?;
+                spend(inv, m)?;
             }
             Op::CondBranch { c, t, f } => {
                 pc = take(if r[*c as usize] != 0 { t } else { f }, r, scratch);
-                inv.budget = inv
-                    .budget
-                    .checked_sub(1)
-                    .ok_or(Trap::Budget(m.branch_budget))?;
+                spend(inv, m)?;
             }
             Op::Switch {
                 sel,
@@ -413,36 +456,13 @@ pub fn run(
                 let v = mask(r[*sel as usize], *w);
                 let e = cases.iter().find(|c| c.0 == v).map_or(default, |c| &c.1);
                 pc = take(e, r, scratch);
-                inv.budget = inv
-                    .budget
-                    .checked_sub(1)
-                    .ok_or(Trap::Budget(m.branch_budget))?;
+                spend(inv, m)?;
             }
-            Op::Call { func, args, dst, n } => {
-                if inv.stack.len() > m.max_call_depth {
-                    return Err(Trap::CallDepth(inv.stack.len()));
-                }
-                for &(p, a, k) in args.iter() {
-                    r.copy_within(a as usize..(a + k) as usize, p as usize);
-                }
-                inv.stack.push(Frame {
-                    ret_pc: pc as u32,
-                    dst: *dst,
-                    n: *n,
-                });
-                pc = *func as usize;
-            }
-            Op::Return | Op::ReturnValue { .. } => {
-                let Some(f) = inv.stack.pop() else {
-                    inv.done = true;
-                    return Ok(Stop::Done);
-                };
-                if let Op::ReturnValue { src, n } = op {
-                    let k = (*n).min(f.n) as usize;
-                    r.copy_within(*src as usize..*src as usize + k, f.dst as usize);
-                }
-                pc = f.ret_pc as usize;
-            }
+            Op::Call { func, args, dst, n } => pc = call(m, inv, r, pc, (*func, args, *dst, *n))?,
+            Op::Return | Op::ReturnValue { .. } => match ret(inv, r, op) {
+                Some(to) => pc = to,
+                None => return Ok(Stop::Done),
+            },
             Op::Barrier => {
                 std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
                 inv.pc = pc as u32;

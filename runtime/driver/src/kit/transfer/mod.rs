@@ -10,7 +10,9 @@
 //! * `clears`: `vkCmdClearColorImage`, `vkCmdClearDepthStencilImage` (values packed by
 //!   [`kit::format::pack`](crate::kit::format::pack));
 //! * `blits`: `vkCmdBlitImage{,2}` (`NEAREST`, `LINEAR`) and `vkCmdResolveImage{,2}`;
-//! * `access`: checked host ranges and where an aspect of a texel lies in the linear layout.
+//! * `access`: checked host ranges and where an aspect of a texel lies in the linear layout;
+//! * `vkCmdPipelineBarrier{,2}` are no-ops: a host engine runs each command to its end, in
+//!   recorded order, so a barrier has nothing left to order.
 //!
 //! Design notes. The hook is the one events and timestamps use (`kit/command/applied.rs`):
 //! at replay, a recorded transfer command whose method the engine does not define (nor the
@@ -57,6 +59,8 @@ pub const COMMANDS: &[CommandId] = &[
     CommandId::CMD_BLIT_IMAGE2,
     CommandId::CMD_RESOLVE_IMAGE,
     CommandId::CMD_RESOLVE_IMAGE2,
+    CommandId::CMD_PIPELINE_BARRIER,
+    CommandId::CMD_PIPELINE_BARRIER2,
 ];
 
 /// Whether driver `D` has the kit run `cmd` (canonical id) when its engine does not.
@@ -98,6 +102,14 @@ pub(crate) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {
     if implemented(id, E::implements) {
         return false;
     }
+    // A host engine runs each command to its end, in order (the kit's transfers and a
+    // vendor's engine on the same thread): a barrier has nothing left to order.
+    if matches!(
+        cmd,
+        Cmd::PipelineBarrier { .. } | Cmd::PipelineBarrier2 { .. }
+    ) {
+        return true;
+    }
     // SAFETY: `cmd` is a record of a pending command buffer: its handles are the
     // application's, live while the buffer is pending (the commands' valid usage), and its
     // pointers are copies in the recording, `*_count` long.
@@ -124,6 +136,8 @@ fn transfer_id(cmd: &Cmd) -> Option<CommandId> {
         Cmd::BlitImage2 { .. } => CommandId::CMD_BLIT_IMAGE2,
         Cmd::ResolveImage { .. } => CommandId::CMD_RESOLVE_IMAGE,
         Cmd::ResolveImage2 { .. } => CommandId::CMD_RESOLVE_IMAGE2,
+        Cmd::PipelineBarrier { .. } => CommandId::CMD_PIPELINE_BARRIER,
+        Cmd::PipelineBarrier2 { .. } => CommandId::CMD_PIPELINE_BARRIER2,
         _ => return None,
     })
 }
