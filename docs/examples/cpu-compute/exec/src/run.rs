@@ -308,6 +308,12 @@ fn memory_op(op: &Op, r: &mut [u64], mem: &Regions) -> Result<(), Trap> {
     Ok(())
 }
 
+/// The edge `OpSwitch` takes for selector value `v`.
+#[inline(always)]
+fn case<'a>(v: u64, cases: &'a [(u64, Edge)], default: &'a Edge) -> &'a Edge {
+    cases.iter().find(|c| c.0 == v).map_or(default, |c| &c.1)
+}
+
 /// Charges one taken branch to the invocation's budget.
 #[inline(always)]
 fn spend(inv: &mut Inv, m: &Module) -> Result<(), Trap> {
@@ -453,9 +459,7 @@ pub fn run(
                 cases,
                 default,
             } => {
-                let v = mask(r[*sel as usize], *w);
-                let e = cases.iter().find(|c| c.0 == v).map_or(default, |c| &c.1);
-                pc = take(e, r, scratch);
+                pc = take(case(mask(r[*sel as usize], *w), cases, default), r, scratch);
                 spend(inv, m)?;
             }
             Op::Call { func, args, dst, n } => pc = call(m, inv, r, pc, (*func, args, *dst, *n))?,
