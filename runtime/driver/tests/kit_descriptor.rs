@@ -662,6 +662,12 @@ fn inline_uniform_blocks_hold_bytes_and_count_pool_bindings() {
         [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
     );
     assert_eq!(st.inline_uniform(1).unwrap(), [9, 10, 11, 12, 0, 0, 0, 0]);
+    // In place, as a dispatch reads it (`Bound::buffer` of an inline block).
+    let (ptr, len) = st.inline_uniform_bytes(1).unwrap();
+    // SAFETY: the set is alive and not updated while the bytes are read.
+    let in_place = unsafe { std::slice::from_raw_parts(ptr, len) };
+    assert_eq!(in_place, [9, 10, 11, 12, 0, 0, 0, 0]);
+    assert!(st.inline_uniform_bytes(7).is_none(), "no binding 7");
     assert_eq!(
         st.descriptor(0, 0),
         None,

@@ -173,6 +173,21 @@ impl DescriptorStore {
         Some(self.read().bytes[first..first + n as usize].to_vec())
     }
 
+    /// Where the bytes of inline uniform block `binding` live, and how many there are: what an
+    /// engine reads in place at a dispatch. Valid while the store lives and its content is not
+    /// rewritten: updating a set that a pending command buffer uses is invalid usage (unless
+    /// the binding is update-unused-while-pending, and then the shader does not read it).
+    pub fn inline_uniform_bytes(&self, binding: u32) -> Option<(*const u8, usize)> {
+        let i = self.layout.binding_index(binding)?;
+        if !is_inline(self.layout.bindings[i].descriptor_type) {
+            return None;
+        }
+        let (first, n) = self.runs[i];
+        let content = self.read();
+        let bytes = content.bytes.get(first..first + n as usize)?;
+        Some((bytes.as_ptr(), bytes.len()))
+    }
+
     /// Back to a fresh store's content (immutable samplers kept), for a push-descriptor set
     /// the state tracker reuses.
     pub fn clear(&self) {

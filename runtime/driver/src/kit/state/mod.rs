@@ -160,7 +160,8 @@ pub struct Rendering {
     pub stencil_attachment: Option<vk::RenderingAttachmentInfo<'static>>,
 }
 
-/// A storage or uniform buffer descriptor, resolved: its host bytes start at `ptr`.
+/// A storage or uniform buffer descriptor (or an inline uniform block), resolved: its host
+/// bytes start at `ptr`.
 #[derive(Clone, Copy, Debug)]
 pub struct BoundBuffer {
     pub buffer: vk::Buffer,
@@ -285,8 +286,13 @@ impl<P> Bound<'_, P> {
         }
     }
 
-    /// A buffer descriptor resolved to host memory ([`crate::kit::resources::Buffer::host_ptr`]).
+    /// A buffer descriptor resolved to host memory ([`crate::kit::resources::Buffer::host_ptr`]),
+    /// or for an inline uniform block its bytes in the set (`buffer` null, element 0: a block
+    /// is one descriptor to the shader).
     pub fn buffer(&self, set: u32, binding: u32, element: u32) -> Option<BoundBuffer> {
+        if let Some(block) = self.inline_uniform(set, binding) {
+            return (element == 0).then_some(block);
+        }
         let Descriptor::Buffer {
             buffer,
             offset,
@@ -308,6 +314,27 @@ impl<P> Bound<'_, P> {
             offset,
             range,
             ptr,
+        })
+    }
+}
+
+impl<P> Bound<'_, P> {
+    /// The bytes of inline uniform block `binding` of set `set`, in place.
+    fn inline_uniform(&self, set: u32, binding: u32) -> Option<BoundBuffer> {
+        let (ptr, len) = match self.point.sets.get(set as usize)?.as_ref()? {
+            SetBinding::Push { store, .. } => store.inline_uniform_bytes(binding)?,
+            SetBinding::Set(b) => {
+                // SAFETY: as in `descriptor`: a bound set outlives the pending command buffer.
+                let ds = unsafe { DescriptorSet::from_handle(b.set) }?;
+                ds.store.inline_uniform_bytes(binding)?
+            }
+        };
+        Some(BoundBuffer {
+            buffer: vk::Buffer::null(),
+            offset: 0,
+            range: len as u64,
+            // Read-only to shaders (uniform); `*mut` only for the shared type.
+            ptr: ptr.cast_mut(),
         })
     }
 }
