@@ -27,6 +27,16 @@ pub enum Error {
         col: u32,
         message: String,
     },
+    /// A registry that loads but that the fixed runtime code cannot be generated against: a
+    /// structure the runtime uses in ash's form defined differently, or no `vkGet*ProcAddr`
+    /// (`emit::prerequisites`; issue 36 item 9). Input, located; not a generator bug.
+    #[error("{path}:{line}:{col}: {message}")]
+    Unsupported {
+        path: PathBuf,
+        line: u32,
+        col: u32,
+        message: String,
+    },
     /// A reference to a type or command that nothing defines.
     #[error("{path}:{line}:{col}: {element} refers to undefined {what} `{name}`")]
     Dangling {
@@ -61,6 +71,7 @@ impl Error {
         match self {
             Error::Xml { .. }
             | Error::Schema { .. }
+            | Error::Unsupported { .. }
             | Error::Dangling { .. }
             | Error::Limit(_)
             | Error::Options(_) => 2,

@@ -48,7 +48,7 @@ pub fn check(cx: &Ctx, path: &Path) -> Result<()> {
             } else {
                 "its members differ from ash 0.38's"
             };
-            return Err(Error::Schema {
+            return Err(Error::Unsupported {
                 path: path.to_owned(),
                 line: ty.line,
                 col: ty.col,
@@ -70,7 +70,7 @@ pub fn check(cx: &Ctx, path: &Path) -> Result<()> {
         let (line, col, at) = core.map_or((1, 1, "the registry".to_owned()), |f| {
             (f.line, f.col, format!("<feature name=\"{}\">", f.name))
         });
-        return Err(Error::Schema {
+        return Err(Error::Unsupported {
             path: path.to_owned(),
             line,
             col,
