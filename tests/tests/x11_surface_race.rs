@@ -174,9 +174,18 @@ fn xlib_child(display: &str) {
         return;
     };
     let name = std::ffi::CString::new(display).unwrap();
-    // SAFETY: a NUL-terminated display name.
-    let dpy = unsafe { (x.open)(name.as_ptr()) };
-    assert!(!dpy.is_null(), "XOpenDisplay({display}) failed");
+    // A fresh server has refused Xlib's first connection once (CI: "XOpenDisplay(:0) failed"
+    // right after x11rb had connected): a few tries before calling it broken.
+    let mut dpy = std::ptr::null_mut();
+    for _ in 0..10 {
+        // SAFETY: a NUL-terminated display name.
+        dpy = unsafe { (x.open)(name.as_ptr()) };
+        if !dpy.is_null() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!dpy.is_null(), "XOpenDisplay({display}) failed 10 times");
     // SAFETY: a live display.
     let root = unsafe { (x.root)(dpy) };
     let loader = vkgen_tests::require(vkgen_tests::paths::loader_under_test());
