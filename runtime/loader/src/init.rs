@@ -273,7 +273,7 @@ fn report_disabled(extension: &'static std::ffi::CStr, command: &'static std::ff
 static LOADER: Mutex<Option<(u32, &'static Loader)>> = Mutex::new(None);
 
 /// The process's loader state, built on the first use in this process id from
-/// [`LoaderConfig::from_env`]. Called only from global commands and instance creation, never
+/// [`LoaderConfig::from_platform`]. Called only from global commands and instance creation, never
 /// from per-call paths, so the lock costs nothing that matters.
 pub fn loader() -> &'static Loader {
     let pid = std::process::id();
@@ -286,7 +286,7 @@ pub fn loader() -> &'static Loader {
             crate::logging::init();
             let _ = vkgen_generated::dispatch::DISABLED_REPORT.get_or_init(|| report_disabled);
             let loader: &'static Loader = Box::leak(Box::new(Loader::load_keeping(
-                LoaderConfig::from_env(),
+                LoaderConfig::from_platform(),
                 previous.map(|(_, l)| l),
             )));
             *state = Some((pid, loader));

@@ -61,12 +61,12 @@ pub use api::exports;
 pub mod extensions;
 pub(crate) mod ffi;
 pub mod gpu_stats;
+pub mod graphics_env;
 pub mod host_alloc;
 pub mod init;
 pub mod layers;
 pub mod logging;
-#[cfg(target_os = "android")]
-mod platform_symbols;
+pub mod platform_symbols;
 pub mod properties;
 pub mod terminator;
 pub mod trace;
@@ -99,13 +99,15 @@ pub struct LoaderConfig {
     pub properties: Properties,
     /// Root the Android paths (`vendor/lib64/hw`, `data/local/debug/vulkan`) are resolved under.
     pub hal_root: PathBuf,
-    /// The app's native library dirs, searched for layers in order.
+    /// The layer dirs after the debug one, in order: `GraphicsEnv::getLayerPaths()` split at
+    /// `:` (the GPU debug layer apps' dirs, then the app's native library dirs; `<apk>!/<dir>`
+    /// for a dir inside an APK).
     pub app_layer_path: Vec<PathBuf>,
-    /// Whether the debug layer dir `/data/local/debug/vulkan` is searched (Android's
-    /// `GraphicsEnv::isDebuggable()`). `debug.vulkan.*` properties apply on any build (AOSP
+    /// Whether the debug layer dir `/data/local/debug/vulkan` is searched and
+    /// `debug.vulkan.enable_callback` applies (`GraphicsEnv::isDebuggable()`). `debug.vulkan.*` properties apply on any build (AOSP
     /// dropped that gate in 2020); layers still come only from the permitted dirs.
     pub debuggable: bool,
-    /// The GPU debug settings as `GraphicsEnvironment.setupGpuLayers` applies them to this app.
+    /// `GraphicsEnv::getDebugLayers()`: the GPU debug settings' layers for this app.
     pub gpu_debug: layers::GpuDebug,
     /// The updatable driver's dir (`GraphicsEnv::getDriverNamespace()`;
     /// `VKGEN_UPDATABLE_DRIVER_DIR` on hosts), searched before the APEX and sphal namespaces.
@@ -153,64 +155,48 @@ impl Default for LoaderConfig {
 }
 
 impl LoaderConfig {
-    /// The production configuration: system properties plus the `VKGEN_*`, `VK_DRIVER_FILES`,
-    /// `VK_ICD_FILENAMES` and XDG variables. Path-valued variables are ignored in setuid/setgid
-    /// processes, like the Khronos loader's `loader_secure_getenv`.
-    pub fn from_env() -> Self {
-        let properties = Properties::system().clone();
-        let debuggable = properties.is_debuggable() || process_is_dumpable();
-        let hal_root = trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/"));
-        let settings = trusted_env_path(SETTINGS_ENV)
-            .and_then(|path| match Properties::from_file(&path) {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    log::warn!(
-                        "{SETTINGS_ENV}={}: cannot read ({e}); no settings",
-                        path.display()
-                    );
-                    None
-                }
-            })
-            .unwrap_or_else(Properties::empty);
-        let app = layers::AppIdentity {
-            // These select GPU debug layers, so they steer code loading like the paths above.
-            package: trusted_env(APP_PACKAGE_ENV).and_then(|p| p.into_string().ok()),
-            debuggable: trusted_env(APP_DEBUGGABLE_ENV).is_some_and(|v| v == "1"),
-        };
+    /// The production configuration on Android: system properties and GraphicsEnv
+    /// ([`graphics_env`]), as AOSP's loader takes them. No environment variable is read: the
+    /// host stand-ins below are compiled out (`crate::trusted_env` does not exist on Android
+    /// builds, and `scripts/android-link-check` checks that no variable name is in the library).
+    #[cfg(target_os = "android")]
+    pub fn from_platform() -> Self {
         Self {
-            gpu_debug: layers::GpuDebug::from_settings(&settings, &app, debuggable, &hal_root),
+            properties: Properties::system().clone(),
+            ..Self::default()
+        }
+        .with_graphics_env(&graphics_env::AndroidGraphicsEnv)
+    }
+
+    /// The production configuration on hosts: system properties (a build.prop file), the
+    /// GraphicsEnv stand-in ([`graphics_env::HostGraphicsEnv::from_env`]) and the `VKGEN_*`,
+    /// `VK_DRIVER_FILES`, `VK_ICD_FILENAMES` and XDG variables. Path-valued variables are ignored
+    /// in setuid/setgid processes, like the Khronos loader's `loader_secure_getenv`.
+    #[cfg(not(target_os = "android"))]
+    pub fn from_platform() -> Self {
+        let properties = Properties::system().clone();
+        let hal_root = trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/"));
+        let graphics_env = graphics_env::HostGraphicsEnv::from_env(&properties, &hal_root);
+        Self {
             updatable_driver_dir: trusted_env_path(driver::hal::UPDATABLE_DRIVER_ENV),
-            debuggable,
             hal_root,
-            app_layer_path: trusted_env(APP_LAYER_PATH_ENV)
-                .map(|v| split_path_list(&v))
-                .unwrap_or_default(),
             icd: driver::icd::IcdSearchConfig::from_env(),
             without_adapter: trusted_env(driver::ADAPTER_ENV).is_some_and(|v| v == "0"),
             host_layers: layers::HostLayers::from_env(),
             layer_negotiation: layers::Negotiation::from_env(),
-            linker: None,
-            gpu_stats: None,
             properties,
+            ..Self::default()
         }
+        .with_graphics_env(&graphics_env)
     }
-}
-
-/// Android treats a dumpable process (a debuggable app) as debuggable even on a user build.
-#[cfg(target_os = "android")]
-fn process_is_dumpable() -> bool {
-    // SAFETY: PR_GET_DUMPABLE takes no pointers and only returns an int.
-    unsafe { libc::prctl(libc::PR_GET_DUMPABLE, 0, 0, 0, 0) > 0 }
-}
-
-/// On hosts every process is dumpable, so the property alone decides.
-#[cfg(not(target_os = "android"))]
-fn process_is_dumpable() -> bool {
-    false
 }
 
 /// Variables that steer which code the loader `dlopen`s are read setuid-safely, and `:` lists
 /// split without empty entries: the platform's rules, shared with the host driver.
+///
+/// Hosts only: an Android build reads no environment variable (everything comes from where AOSP
+/// takes it), and without these names there is no way for its code to.
+#[cfg(not(target_os = "android"))]
 pub(crate) use vkgen_platform::env::{split_path_list, trusted_env, trusted_env_path};
 
 /// Builds C fixtures (fake HAL modules, ICDs, layers) for the tests.

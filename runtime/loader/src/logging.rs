@@ -9,8 +9,8 @@
 //!
 //! On Android an app's stderr is `/dev/null` and the system log is where AOSP's libvulkan reports
 //! (`ALOGE`/`ALOGW` always reach logcat), so there [`init`] always installs the logcat backend
-//! ([`vkgen_abi::logcat`], tag `vulkan` as AOSP's `LOG_TAG`): warnings and errors by default,
-//! `VKGEN_LOG`'s filter when it is set.
+//! ([`vkgen_abi::logcat`], tag `vulkan` as AOSP's `LOG_TAG`): warnings and errors (an Android
+//! build reads no environment variable, so `VKGEN_LOG` is host-only).
 //!
 //! Init is idempotent and cheap after the first call (`std::sync::Once`), so every entry point
 //! that may be the first one into the library can call it.
@@ -36,7 +36,7 @@ pub fn init() {
 
 #[cfg(not(target_os = "android"))]
 fn init_stderr() {
-    let Some(filter) = vkgen_platform::env::trusted_env(LOG_ENV) else {
+    let Some(filter) = crate::trusted_env(LOG_ENV) else {
         return;
     };
     let filter = filter.to_string_lossy();
@@ -71,11 +71,11 @@ pub fn logcat_filter(
     })
 }
 
+/// Warnings and errors: an Android build reads no environment variable, so `VKGEN_LOG` is a
+/// host-only setting.
 #[cfg(target_os = "android")]
 fn init_logcat() {
-    let setting =
-        vkgen_platform::env::trusted_env(LOG_ENV).map(|v| v.to_string_lossy().into_owned());
-    let (max_level, enabled) = logcat_filter(setting.as_deref());
+    let (max_level, enabled) = logcat_filter(None);
     // Fails only when a logger is already installed in this library; that one then gets our records.
     if vkgen_abi::logcat::install(LOG_TAG, max_level, enabled).is_err() {
         log::debug!("logcat logger not installed: the library already has a logger");

@@ -11,6 +11,9 @@
 //! | app layer | `OpenNativeLibraryInNamespace(GraphicsEnv::getAppNamespace(), path)` | [`Linker::open_in_app_namespace`] |
 //! | `/data/local/debug/vulkan` layer, or no app namespace | `dlopen(path, RTLD_NOW \| RTLD_LOCAL)` | [`Linker::dlopen`] |
 //!
+//! An app layer path may name a dir inside the APK (`base.apk!/lib/<abi>/libVkLayer_x.so`): it is
+//! opened the same way (bionic maps the entry); the host linker opens the entry's bytes instead.
+//!
 //! On Android ([`AndroidLinker`]) the platform functions are looked up at run time (`dlsym`), so
 //! `libvulkan.so` still needs only liblog, libnativewindow, libdl and libc: a missing function
 //! behaves as AOSP's call returning null (no namespace, library not loaded). On other hosts
@@ -241,10 +244,19 @@ impl Linker for HostLinker {
     }
 
     fn dlopen(&self, path: &Path) -> Result<Opened, LinkError> {
-        let library = super::open_library(path).map_err(|e| LinkError {
-            message: e.to_string(),
-            tried: vec![path.to_path_buf()],
-        })?;
+        // bionic maps an `apk!/` entry itself; glibc cannot, so the host stand-in opens the
+        // entry's bytes (`layers::apk`).
+        let library = if crate::layers::apk::split(path).is_some() {
+            crate::layers::apk::open(path).map_err(|message| LinkError {
+                message,
+                tried: vec![path.to_path_buf()],
+            })?
+        } else {
+            super::open_library(path).map_err(|e| LinkError {
+                message: e.to_string(),
+                tried: vec![path.to_path_buf()],
+            })?
+        };
         Ok(Opened {
             library,
             path: path.to_path_buf(),

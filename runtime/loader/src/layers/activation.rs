@@ -347,7 +347,6 @@ mod tests {
         let config = LoaderConfig {
             gpu_debug: crate::layers::GpuDebug {
                 layers: vec![c"S1".to_owned(), c"S2".to_owned(), c"S1".to_owned()],
-                layer_dirs: Vec::new(),
             },
             ..isolated_config(Path::new("/"))
         };

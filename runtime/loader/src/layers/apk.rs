@@ -211,13 +211,39 @@ fn open_through_memfd(path: &Path) -> Result<Library, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::PathBuf;
+pub(crate) mod tests {
+    use std::path::{Path, PathBuf};
 
     use ash::vk;
 
     use crate::layers::discovery::tests::{app_config, build_layer, Fixture};
     use crate::layers::{layer_files, LayerRegistry};
+
+    /// Writes `apk` holding `lib` as the STORED, page-aligned entry `entry` (as `zipalign` lays
+    /// out a library kept in the APK).
+    pub(crate) fn write_apk(apk: &Path, lib: &Path, entry: &str) {
+        let script = r#"
+import sys, zipfile
+apk, lib, page, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+data = open(lib, "rb").read()
+with zipfile.ZipFile(apk, "w") as z:
+    info = zipfile.ZipInfo(name)
+    info.compress_type = zipfile.ZIP_STORED
+    start = z.fp.tell() + 30 + len(name.encode()) + 4
+    pad = (-start) % page
+    info.extra = (0xD935).to_bytes(2, "little") + pad.to_bytes(2, "little") + bytes(pad)
+    z.writestr(info, data)
+"#;
+        let status = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(apk)
+            .arg(lib)
+            .arg(rustix::param::page_size().to_string())
+            .arg(entry)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success());
+    }
 
     /// AOSP's `ForEachFileInZip`: an `<apk>!/lib/<abi>` dir lists the entries directly in it
     /// that are STORED and page-aligned (the APK made by Python's `zipfile`, alignment padding

@@ -1,10 +1,13 @@
 //! Layer discovery, as `layers_extensions.cpp` does it.
 //!
-//! Search dirs, in order: `<root>/data/local/debug/vulkan` (only when the config is
-//! debuggable), then each app library dir, then the library dirs of the GPU debug settings'
-//! `gpu_debug_layer_app` packages. Files named `libVkLayer*.so` are candidates, in the order
-//! `readdir` gives within a dir (as AOSP: not sorted); the first file of a given name wins across dirs. Each is opened with
-//! `RTLD_NOW | RTLD_LOCAL` and interrogated:
+//! Search dirs, in order: `<root>/data/local/debug/vulkan` (only when GraphicsEnv says the
+//! process is debuggable), then each entry of `GraphicsEnv::getLayerPaths()` (the GPU debug
+//! layer apps' dirs, then the app's own: [`crate::graphics_env`]). Files named `libVkLayer*.so`
+//! are candidates, in the order `readdir` gives within a dir (as AOSP: not sorted); a file name
+//! already provided by a library that loaded is skipped, so a broken first copy lets a later one
+//! load (AOSP compares with `g_layer_libraries`, the libraries that loaded). Each is opened as
+//! `LayerLibrary::Open` does ([`linker::open_layer`]: the app's namespace, `apk!/` entries
+//! included; plain `dlopen` for the debug dir) and interrogated:
 //! * required exports `vkEnumerateInstanceLayerProperties` and
 //!   `vkEnumerateInstanceExtensionProperties`; optional `vkEnumerateDeviceLayerProperties` and
 //!   `vkEnumerateDeviceExtensionProperties` (called with a null physical device), which a layer
@@ -18,7 +21,7 @@
 //!
 //! A library that fails any required step is rejected as a whole (logged, like Android); a layer
 //! without a usable GIPA is dropped on its own. A layer name already provided by an earlier
-//! library is ignored. A dir inside an APK (`<apk>!/lib/<abi>`) lists its stored, page-aligned
+//! library is listed again (AOSP's `g_instance_layers`); activation by name finds the first. A dir inside an APK (`<apk>!/lib/<abi>`) lists its stored, page-aligned
 //! entries ([`super::apk`]).
 
 use std::collections::HashSet;
@@ -49,7 +52,6 @@ pub fn search_dirs(config: &LoaderConfig) -> Vec<PathBuf> {
         dirs.push(config.hal_root.join(DEBUG_LAYER_DIR));
     }
     dirs.extend(config.app_layer_path.iter().cloned());
-    dirs.extend(config.gpu_debug.layer_dirs.iter().cloned());
     dirs
 }
 
@@ -57,15 +59,15 @@ fn is_layer_file_name(name: &str) -> bool {
     name.starts_with("libVkLayer") && name.ends_with(".so")
 }
 
-/// The layer library files to open, in order; for each file name only the first dir's copy.
+/// The layer library files to try, in order (a file name may repeat: a later copy is tried
+/// when the earlier ones did not load).
 pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
-    let mut seen = HashSet::new();
     let mut files = Vec::new();
     for dir in search_dirs(config) {
         // `<apk>!/lib/<abi>`: AOSP's `ForEachFileInZip` (stored, page-aligned entries).
         if let Some((zip, inner)) = super::apk::split(&dir) {
             for entry in super::apk::stored_entries(&zip, &inner) {
-                if is_layer_file_name(&entry.name) && seen.insert(entry.name.clone()) {
+                if is_layer_file_name(&entry.name) {
                     files.push(dir.join(&entry.name));
                 }
             }
@@ -91,13 +93,6 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
                 log::warn!("layer {}: not a regular file; skipped", path.display());
                 continue;
             }
-            if !seen.insert(name) {
-                log::info!(
-                    "layer library {} shadowed by an earlier file of the same name",
-                    path.display()
-                );
-                continue;
-            }
             files.push(path);
         }
     }
@@ -108,22 +103,24 @@ impl LayerRegistry {
     /// Discovers every layer the config allows. Rejected libraries and layers are logged.
     pub fn discover(config: &LoaderConfig) -> Self {
         let mut layers: Vec<Arc<Layer>> = Vec::new();
-        // Names seen so far: a scan of `layers` per layer was quadratic (issue 36).
-        let mut names: std::collections::HashSet<std::ffi::CString> =
-            std::collections::HashSet::new();
         let linker = linker::for_config(config);
+        // File names of the libraries that loaded (AOSP's `g_layer_libraries`).
+        let mut loaded: HashSet<std::ffi::OsString> = HashSet::new();
         for path in layer_files(config) {
+            let file_name = path.file_name().unwrap_or_default().to_owned();
+            if loaded.contains(&file_name) {
+                log::debug!(
+                    "layer library {} skipped: a library of that name already loaded",
+                    path.display()
+                );
+                continue;
+            }
             match open_layer_library(config, &linker, &path) {
                 Ok(found) => {
+                    loaded.insert(file_name);
+                    // A name another library already provides is listed again, as AOSP's
+                    // `g_instance_layers` does; `find` (AOSP's `FindLayer`) gives the first.
                     for layer in found {
-                        if !names.insert(layer.name().to_owned()) {
-                            log::warn!(
-                                "layer {:?} in {} ignored: already provided by an earlier library",
-                                layer.name(),
-                                path.display()
-                            );
-                            continue;
-                        }
                         log::debug!("layer {:?} found in {}", layer.name(), path.display());
                         layers.push(Arc::new(layer.closed()));
                     }
@@ -217,8 +214,8 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
     layers_of_library(path, open_plain(path)?, None, Negotiation::PLATFORM)
 }
 
-/// Opens one layer library as AOSP's `LayerLibrary::Open` does (an `apk!/` entry from its zip;
-/// otherwise the app's namespace, or `dlopen` for `/data/local/debug/vulkan`) and returns the
+/// Opens one layer library as AOSP's `LayerLibrary::Open` does (the app's namespace, an
+/// `apk!/` entry included, or `dlopen` for `/data/local/debug/vulkan`) and returns the
 /// layers it provides, each able to reopen its library the same way.
 fn open_layer_library(
     config: &LoaderConfig,
@@ -227,9 +224,6 @@ fn open_layer_library(
 ) -> Result<Vec<Layer>, LayerError> {
     let (linker, root) = (Arc::clone(linker), config.hal_root.clone());
     let reopen: Reopen = Arc::new(move |path: &Path| {
-        if super::apk::split(path).is_some() {
-            return open_plain(path);
-        }
         linker::open_layer(&*linker, &root, path).map_err(|source| LayerError::Open {
             path: path.to_path_buf(),
             source,
@@ -743,6 +737,9 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         assert!(LayerRegistry::discover(&app_config(&[dir.path()])).is_empty());
     }
 
+    /// AOSP's `DiscoverLayersInPathList`: a file name is skipped once a library of that name has
+    /// loaded (a broken first copy does not shadow a later one), and a layer name two libraries
+    /// provide is listed twice, the first one found by name.
     #[test]
     fn first_file_name_and_first_layer_name_win() {
         let a = tempfile::tempdir().unwrap();
@@ -765,7 +762,7 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
                 ..Fixture::default()
             },
         );
-        // Same layer name from a different file: the earlier library keeps it.
+        // Same layer name from a different file: listed again after the earlier library's.
         build_layer(
             b.path(),
             "libVkLayer_other.so",
@@ -775,18 +772,46 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
                 ..Fixture::default()
             },
         );
-        let config = app_config(&[a.path(), b.path()]);
-        assert_eq!(
-            layer_files(&config),
-            vec![first.clone(), b.path().join("libVkLayer_other.so")]
+        // A first copy that does not load: the later copy of its name does.
+        std::fs::write(a.path().join("libVkLayer_fixed.so"), b"not ELF").unwrap();
+        let fixed = build_layer(
+            b.path(),
+            "libVkLayer_fixed.so",
+            &Fixture {
+                layers: &["VK_LAYER_test_fixed"],
+                generic_gpa: true,
+                ..Fixture::default()
+            },
         );
+        let config = app_config(&[a.path(), b.path()]);
+        // Every candidate is listed; which load is discovery's business.
+        assert_eq!(layer_files(&config).len(), 5);
         let registry = LayerRegistry::discover(&config);
-        let names: Vec<&CStr> = registry.layers().iter().map(|l| l.name()).collect();
-        assert_eq!(names, [c"VK_LAYER_test_x", c"VK_LAYER_test_z"]);
+        let mut names: Vec<&CStr> = registry.layers().iter().map(|l| l.name()).collect();
+        // readdir order within a dir is unspecified: compare as sets, with the repeat counted.
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                c"VK_LAYER_test_fixed",
+                c"VK_LAYER_test_x",
+                c"VK_LAYER_test_x",
+                c"VK_LAYER_test_z"
+            ]
+        );
         assert_eq!(
             registry.find(c"VK_LAYER_test_x").unwrap().library().path(),
             first
         );
+        assert_eq!(
+            registry
+                .find(c"VK_LAYER_test_fixed")
+                .unwrap()
+                .library()
+                .path(),
+            fixed
+        );
+        assert!(registry.find(c"VK_LAYER_test_y").is_none());
     }
 
     /// AOSP's `ForEachFileInDir`: a dir's files in the order `readdir` returns them, not sorted.

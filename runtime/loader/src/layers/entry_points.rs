@@ -87,10 +87,9 @@ impl Negotiation {
 
     /// [`Self::PLATFORM`], or on Linux hosts [`Self::Never`] when `VKGEN_LAYER_NEGOTIATION=0`
     /// (to run AOSP's rule there).
+    #[cfg(not(target_os = "android"))]
     pub fn from_env() -> Self {
-        if cfg!(target_os = "android")
-            || vkgen_platform::env::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0")
-        {
+        if crate::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0") {
             Self::Never
         } else {
             Self::WhenExported

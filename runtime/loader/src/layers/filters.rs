@@ -91,7 +91,8 @@ impl LayerFilters {
         self
     }
 
-    /// From the environment (setuid-safe).
+    /// From the environment (setuid-safe; hosts only).
+    #[cfg(not(target_os = "android"))]
     pub fn from_env() -> Self {
         let read = |name| crate::trusted_env(name).map(|v| v.to_string_lossy().into_owned());
         Self::parse(read(ENABLE_ENV).as_deref(), read(DISABLE_ENV).as_deref())

@@ -80,8 +80,12 @@ impl HostLayer {
     /// For an implicit layer that is not disabled: `None` when its environment activates it
     /// (read now, through [`crate::trusted_env`]), else why not.
     pub fn implicit_inactive_reason(&self, filters: &LayerFilters) -> Option<String> {
-        self.layer
-            .implicit_inactive_reason(filters, &crate::trusted_env)
+        #[cfg(not(target_os = "android"))]
+        let env = &crate::trusted_env;
+        // Android has no host layers (no manifests are read), and no environment to ask.
+        #[cfg(target_os = "android")]
+        let env = &|_: &str| None;
+        self.layer.implicit_inactive_reason(filters, env)
     }
 
     /// The pre-instance function `pick` chooses from the manifest's `pre_instance_functions`, as

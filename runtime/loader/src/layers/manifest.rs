@@ -25,6 +25,7 @@ use ash::vk;
 use serde_json::Value;
 
 use super::filters::LayerFilters;
+#[cfg(not(target_os = "android"))]
 use crate::driver::icd::IcdSearchConfig;
 
 /// `VK_LAYER_PATH`: the explicit layer manifest dirs (or files); replaces the standard dirs.
@@ -58,11 +59,16 @@ pub struct LayerEnv {
 }
 
 impl LayerEnv {
-    /// The variables' values now (setuid-safe; nothing on Android).
+    /// Nothing on Android: the Khronos variables are a host feature, and an Android build reads
+    /// no environment variable.
+    #[cfg(target_os = "android")]
     pub fn current() -> Self {
-        if cfg!(target_os = "android") {
-            return Self::default();
-        }
+        Self::default()
+    }
+
+    /// The variables' values now (setuid-safe).
+    #[cfg(not(target_os = "android"))]
+    pub fn current() -> Self {
         let instance_layers = crate::trusted_env(INSTANCE_LAYERS_ENV)
             .map(|v| {
                 v.to_string_lossy()
@@ -81,6 +87,7 @@ impl LayerEnv {
 }
 
 /// `replacing` (if set) else `standard`, then `adding`'s entries.
+#[cfg(not(target_os = "android"))]
 fn search_paths(replacing: &str, adding: &str, standard: Vec<PathBuf>) -> Vec<PathBuf> {
     let mut paths = match crate::trusted_env(replacing) {
         Some(v) => crate::split_path_list(&v),
@@ -93,11 +100,9 @@ fn search_paths(replacing: &str, adding: &str, standard: Vec<PathBuf>) -> Vec<Pa
 }
 
 impl HostLayers {
-    /// From the environment (nothing on Android).
+    /// From the environment (hosts only: Android has no Khronos layer manifests).
+    #[cfg(not(target_os = "android"))]
     pub fn from_env() -> Self {
-        if cfg!(target_os = "android") {
-            return Self::default();
-        }
         let standard = IcdSearchConfig::from_env();
         Self {
             manifest_paths: search_paths(

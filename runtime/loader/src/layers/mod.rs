@@ -37,7 +37,7 @@ use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
 pub use activation::{activate, property_layer_names, requested_layer_names};
 pub use discovery::{layer_files, load_layer_library, search_dirs, Negotiation};
 use filters::LayerFilters;
-pub use gpu_debug::{AppIdentity, GpuDebug};
+pub use gpu_debug::{AppIdentity, FrameworkSetup, GpuDebug};
 pub use host::HostLayer;
 pub use manifest::{HostLayers, LayerEnv};
 

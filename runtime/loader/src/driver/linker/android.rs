@@ -4,18 +4,18 @@
 //! libvulkan must not depend on at link time (libvndksupport, libdl_android, libgraphicsenv,
 //! libnativeloader: a vendor or NDK-built copy of this loader does not have them), so they are
 //! looked up when first needed, first among the libraries the process already has
-//! (`RTLD_DEFAULT`: an app process has all of them) and then by `dlopen`ing their library. A
-//! function that cannot be found behaves as the call returning null.
+//! (`RTLD_DEFAULT`: an app process has all of them) and then by `dlopen`ing their library
+//! ([`crate::platform_symbols`]). A function that cannot be found is an error naming it (in
+//! logcat, and initialisation fails), never a call that quietly "returned null".
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use libloading::os::unix::Library;
 
 use super::{LinkError, Linker, LinkerNamespace, Opened};
-use crate::platform_symbols::lookup;
+use crate::platform_symbols::{dlerror, PlatformFns};
 
 /// bionic's `android_dlextinfo` (`<android/dlext.h>`).
 #[repr(C)]
@@ -39,76 +39,10 @@ extern "C" {
     ) -> *mut c_void;
 }
 
-type LoadSphal = unsafe extern "C" fn(*const c_char, c_int) -> *mut c_void;
-type UnloadSphal = unsafe extern "C" fn(*mut c_void) -> c_int;
-type GetExportedNamespace = unsafe extern "C" fn(*const c_char) -> *mut c_void;
-/// `android::GraphicsEnv::getInstance()`: a static member returning `GraphicsEnv&`.
-type GraphicsEnvGetInstance = unsafe extern "C" fn() -> *mut c_void;
-/// A non-virtual `GraphicsEnv` member taking only `this` (Itanium ABI: `this` is the first
-/// argument) and returning a namespace pointer.
-type GraphicsEnvNamespace = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type OpenInNamespace =
-    unsafe extern "C" fn(*mut c_void, *const c_char, *mut bool, *mut *mut c_char) -> *mut c_void;
-type FreeErrorMessage = unsafe extern "C" fn(*mut c_char);
-type CloseNativeLibrary = unsafe extern "C" fn(*mut c_void, bool, *mut *mut c_char) -> bool;
-
-/// The platform functions found, each `None` when absent.
-struct Platform {
-    load_sphal: Option<LoadSphal>,
-    unload_sphal: Option<UnloadSphal>,
-    get_exported_namespace: Option<GetExportedNamespace>,
-    graphics_env: Option<GraphicsEnvGetInstance>,
-    driver_namespace: Option<GraphicsEnvNamespace>,
-    app_namespace: Option<GraphicsEnvNamespace>,
-    open_in_namespace: Option<OpenInNamespace>,
-    free_error: Option<FreeErrorMessage>,
-    close_native: Option<CloseNativeLibrary>,
-}
-
-fn platform() -> &'static Platform {
-    static PLATFORM: OnceLock<Platform> = OnceLock::new();
-    PLATFORM.get_or_init(|| {
-        // SAFETY: each type below is the C signature the platform header declares for the name
-        // it is looked up by (libvndksupport's linker.h, <android/dlext.h>'s libdl_android
-        // extension, GraphicsEnv.h's members, nativeloader/native_loader.h's `extern "C"` API).
-        unsafe {
-            Platform {
-                load_sphal: lookup(c"libvndksupport.so", c"android_load_sphal_library"),
-                unload_sphal: lookup(c"libvndksupport.so", c"android_unload_sphal_library"),
-                get_exported_namespace: lookup(
-                    c"libdl_android.so",
-                    c"android_get_exported_namespace",
-                ),
-                graphics_env: lookup(
-                    c"libgraphicsenv.so",
-                    c"_ZN7android11GraphicsEnv11getInstanceEv",
-                ),
-                driver_namespace: lookup(
-                    c"libgraphicsenv.so",
-                    c"_ZN7android11GraphicsEnv18getDriverNamespaceEv",
-                ),
-                app_namespace: lookup(
-                    c"libgraphicsenv.so",
-                    c"_ZN7android11GraphicsEnv15getAppNamespaceEv",
-                ),
-                open_in_namespace: lookup(c"libnativeloader.so", c"OpenNativeLibraryInNamespace"),
-                free_error: lookup(c"libnativeloader.so", c"NativeLoaderFreeErrorMessage"),
-                close_native: lookup(c"libnativeloader.so", c"CloseNativeLibrary"),
-            }
-        }
-    })
-}
-
-/// The last `dlerror()` text.
-fn dlerror() -> String {
-    // SAFETY: dlerror returns null or a NUL-terminated thread-local string valid until the next
-    // dl call on this thread; it is copied at once.
-    let e = unsafe { libc::dlerror() };
-    if e.is_null() {
-        return "unknown dlerror".into();
-    }
-    // SAFETY: non-null (checked), NUL-terminated by dlerror's contract.
-    unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+/// The platform's functions, or the error naming the one missing, as a [`LinkError`].
+fn platform(what: &str) -> Result<&'static PlatformFns, LinkError> {
+    crate::platform_symbols::platform()
+        .map_err(|e| LinkError::new(e.to_string(), vec![PathBuf::from(what)]))
 }
 
 fn c_string(s: &[u8]) -> Result<CString, LinkError> {
@@ -132,20 +66,20 @@ fn opened(
     Ok(Opened { library, path })
 }
 
-/// `GraphicsEnv::getInstance().<member>()`.
+/// `GraphicsEnv::getInstance().<member>()`; `None` also when the platform lacks a function
+/// (already logged by [`crate::platform_symbols::platform`], and initialisation fails).
 fn graphics_env_namespace(
-    member: Option<GraphicsEnvNamespace>,
+    member: impl FnOnce(&PlatformFns) -> unsafe extern "C" fn(*mut c_void) -> *mut c_void,
     name: &str,
 ) -> Option<LinkerNamespace> {
-    let p = platform();
-    let (get_instance, member) = (p.graphics_env?, member?);
+    let p = crate::platform_symbols::platform().ok()?;
     // SAFETY: the singleton accessor takes no arguments and returns the process's instance.
-    let env = unsafe { get_instance() };
+    let env = unsafe { (p.graphics_env)() };
     if env.is_null() {
         return None;
     }
-    // SAFETY: a non-virtual const-free getter called on the live singleton it belongs to.
-    let ns = unsafe { member(env) };
+    // SAFETY: a non-virtual getter called on the live singleton it belongs to.
+    let ns = unsafe { member(p)(env) };
     (!ns.is_null()).then(|| LinkerNamespace {
         name: name.into(),
         raw: ns as usize,
@@ -161,11 +95,13 @@ const LIB_DL_FLAGS: c_int = libc::RTLD_NOW | libc::RTLD_LOCAL;
 
 impl Linker for AndroidLinker {
     fn driver_namespace(&self) -> Option<LinkerNamespace> {
-        graphics_env_namespace(platform().driver_namespace, "updatable gfx driver")
+        graphics_env_namespace(|p| p.driver_namespace, "updatable gfx driver")
     }
 
     fn exported_namespace(&self, name: &str) -> Option<LinkerNamespace> {
-        let get = platform().get_exported_namespace?;
+        let get = crate::platform_symbols::platform()
+            .ok()?
+            .get_exported_namespace;
         let c_name = c_string(name.as_bytes()).ok()?;
         // SAFETY: the linker's lookup by NUL-terminated name; it returns null or a namespace.
         let ns = unsafe { get(c_name.as_ptr()) };
@@ -194,12 +130,7 @@ impl Linker for AndroidLinker {
     }
 
     fn load_sphal_library(&self, name: &str) -> Result<Opened, LinkError> {
-        let Some(load) = platform().load_sphal else {
-            return Err(LinkError::new(
-                "libvndksupport has no android_load_sphal_library",
-                vec![PathBuf::from(name)],
-            ));
-        };
+        let load = platform(name)?.load_sphal;
         let c_name = c_string(name.as_bytes())?;
         // SAFETY: libvndksupport's loader, called with a NUL-terminated name and dlopen flags.
         let handle = unsafe { load(c_name.as_ptr(), LIB_DL_FLAGS) };
@@ -207,11 +138,13 @@ impl Linker for AndroidLinker {
     }
 
     fn unload_sphal_library(&self, library: Library) {
-        let Some(unload) = platform().unload_sphal else {
-            // Without libvndksupport the library came from plain `dlopen`: dropping it closes it.
+        let Ok(p) = crate::platform_symbols::platform() else {
+            // Unreachable in practice: the library came from android_load_sphal_library, which
+            // the same table provided. Dropping it closes it.
             drop(library);
             return;
         };
+        let unload = p.unload_sphal;
         let handle = library.into_raw();
         // SAFETY: `handle` is the sphal library's handle, given up by `into_raw` so that it is
         // closed exactly once, here.
@@ -221,7 +154,7 @@ impl Linker for AndroidLinker {
     }
 
     fn app_namespace(&self) -> Option<LinkerNamespace> {
-        graphics_env_namespace(platform().app_namespace, "app")
+        graphics_env_namespace(|p| p.app_namespace, "app")
     }
 
     fn open_in_app_namespace(
@@ -229,14 +162,9 @@ impl Linker for AndroidLinker {
         ns: &LinkerNamespace,
         path: &Path,
     ) -> Result<Opened, LinkError> {
-        let p = platform();
         let bytes = path.as_os_str().as_bytes();
-        let Some(open) = p.open_in_namespace else {
-            return Err(LinkError::new(
-                "libnativeloader has no OpenNativeLibraryInNamespace",
-                vec![path.to_path_buf()],
-            ));
-        };
+        let p = platform(&path.to_string_lossy())?;
+        let open = p.open_in_namespace;
         let c_path = c_string(bytes)?;
         let mut native_bridge = false;
         let mut error: *mut c_char = std::ptr::null_mut();
@@ -258,19 +186,15 @@ impl Linker for AndroidLinker {
             let m = unsafe { CStr::from_ptr(error) }
                 .to_string_lossy()
                 .into_owned();
-            if let Some(free) = p.free_error {
-                // SAFETY: the message the call above allocated, freed once.
-                unsafe { free(error) };
-            }
+            // SAFETY: the message the call above allocated, freed once.
+            unsafe { (p.free_error)(error) };
             m
         };
         if !handle.is_null() && native_bridge {
             // A bridged library's symbols need NativeBridgeGetTrampoline, which vkgen does not
             // call: the layer is treated as absent rather than dlsym'd wrongly.
-            if let Some(close) = p.close_native {
-                // SAFETY: the handle just opened, closed once, with the bridge flag it came with.
-                unsafe { close(handle, true, std::ptr::null_mut()) };
-            }
+            // SAFETY: the handle just opened, closed once, with the bridge flag it came with.
+            unsafe { (p.close_native)(handle, true, std::ptr::null_mut()) };
             return Err(LinkError::new(
                 "a native-bridge (translated ABI) layer is not supported",
                 vec![path.to_path_buf()],
