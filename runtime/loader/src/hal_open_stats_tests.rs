@@ -208,3 +208,44 @@ fn no_hal_is_reported_as_not_loaded() {
         [StatsCall::DriverToLoad(Driver::Vulkan), loaded(false)]
     );
 }
+
+/// A device without one of the platform functions (here `android_load_sphal_library`): the
+/// loader does not fall back to the stub HAL (zero GPUs) but fails to initialise, naming the
+/// symbol, before any driver is looked for.
+#[test]
+fn a_missing_platform_symbol_fails_initialisation_naming_it() {
+    let root = tempfile::tempdir().unwrap();
+    build_hal(root.path(), "a", &[]);
+    let (mut config, _stats) = recorded(root.path(), &[]);
+    let linker = Arc::new(
+        crate::driver::linker::RecordingLinker::new(&config).missing_platform_symbol(
+            crate::platform_symbols::MissingSymbol {
+                library: "libvndksupport.so".into(),
+                symbol: "android_load_sphal_library".into(),
+                reason: "dlsym returned null".into(),
+            },
+        ),
+    );
+    config.linker = Some(linker.clone());
+    let loader = crate::init::Loader::load(config.clone());
+    let failure = loader.drivers.as_ref().unwrap_err();
+    assert_eq!(failure.result, ash::vk::Result::ERROR_INITIALIZATION_FAILED);
+    assert!(
+        failure.message.contains("android_load_sphal_library")
+            && failure.message.contains("libvndksupport.so"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        !linker
+            .take()
+            .iter()
+            .any(|c| c.starts_with("android_load_sphal_library")),
+        "no driver is looked for"
+    );
+    // With the platform complete the same device loads its HAL.
+    config.linker = Some(Arc::new(crate::driver::linker::RecordingLinker::new(
+        &config,
+    )));
+    assert!(crate::init::Loader::load(config).drivers.is_ok());
+}

@@ -197,6 +197,20 @@ impl Loader {
     }
 
     fn open_drivers(config: &LoaderConfig) -> Result<Arc<Vec<DriverEntry>>, DriverFailure> {
+        // A platform function missing is not "no driver" (the stub HAL, zero GPUs): the process
+        // cannot use Vulkan, as AOSP's libvulkan could not load without the library.
+        if let Err(missing) = driver::linker::for_config(config).platform_ready() {
+            let failure = DriverFailure {
+                result: vk::Result::ERROR_INITIALIZATION_FAILED,
+                message: missing,
+            };
+            log::error!(
+                "{}; vkCreateInstance will fail with {:?}",
+                failure.message,
+                failure.result
+            );
+            return Err(failure);
+        }
         match driver::load_drivers(config) {
             Ok(drivers) => Ok(Arc::new(
                 drivers

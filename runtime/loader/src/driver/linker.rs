@@ -80,6 +80,12 @@ pub struct Opened {
 /// The dynamic-linker calls the loader makes (see the module docs for the AOSP call each stands
 /// for).
 pub trait Linker: Send + Sync + fmt::Debug {
+    /// Whether every platform function the loader calls is there: on Android the
+    /// [`crate::platform_symbols`] table, whose first missing name is the error (AOSP's libvulkan
+    /// links those libraries, so without one it would not load at all). Hosts have none to miss.
+    fn platform_ready(&self) -> Result<(), String> {
+        Ok(())
+    }
     /// `GraphicsEnv::getDriverNamespace()`: set when this app uses the updatable driver.
     fn driver_namespace(&self) -> Option<LinkerNamespace>;
     /// `android_get_exported_namespace(name)`.
@@ -276,6 +282,8 @@ mod android;
 pub struct RecordingLinker {
     inner: HostLinker,
     calls: std::sync::Mutex<Vec<String>>,
+    /// What [`Linker::platform_ready`] answers: a device missing a platform function.
+    missing: Option<crate::platform_symbols::MissingSymbol>,
 }
 
 impl RecordingLinker {
@@ -284,7 +292,17 @@ impl RecordingLinker {
         Self {
             inner: HostLinker::new(config),
             calls: std::sync::Mutex::new(Vec::new()),
+            missing: None,
         }
+    }
+
+    /// As a device whose platform lacks `missing` (the Android table's resolution error).
+    pub fn missing_platform_symbol(
+        mut self,
+        missing: crate::platform_symbols::MissingSymbol,
+    ) -> Self {
+        self.missing = Some(missing);
+        self
     }
 
     /// The calls so far, each as `function(arguments) -> outcome`, and clears them.
@@ -317,6 +335,13 @@ impl RecordingLinker {
 }
 
 impl Linker for RecordingLinker {
+    fn platform_ready(&self) -> Result<(), String> {
+        match &self.missing {
+            Some(missing) => Err(missing.to_string()),
+            None => Ok(()),
+        }
+    }
+
     fn driver_namespace(&self) -> Option<LinkerNamespace> {
         let ns = self.inner.driver_namespace();
         self.record(format!(

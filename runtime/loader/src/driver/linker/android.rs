@@ -94,6 +94,12 @@ pub struct AndroidLinker;
 const LIB_DL_FLAGS: c_int = libc::RTLD_NOW | libc::RTLD_LOCAL;
 
 impl Linker for AndroidLinker {
+    fn platform_ready(&self) -> Result<(), String> {
+        crate::platform_symbols::platform()
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
     fn driver_namespace(&self) -> Option<LinkerNamespace> {
         graphics_env_namespace(|p| p.driver_namespace, "updatable gfx driver")
     }
