@@ -2,7 +2,9 @@
 //! (`src/device/vkjson_aosp.json`, extracted from frameworks/native android16-release
 //! `vulkan/vkjson/vkjson.cc`): every object has exactly the keys vkjson.cc's `Iterate` visits,
 //! the version-gated sections are those of the device's version, and every value has vkjson's
-//! encoding (`uint64_t` as `"0x%016x"`, `VkBool32`/enums/flags as numbers, `char[]` as strings).
+//! encoding (`uint64_t` as `"0x%016x"`, `VkBool32`/enums/flags and every other number as a real,
+//! `1.0`: vkjson's `ToJsonValue` makes them `double`s and its reader's `AsValue` accepts only
+//! `Json::realValue`; `char[]` as strings).
 //!
 //! It runs through Debian's loader (`libvulkan.so.1`), so it needs no release build; the
 //! document's shape does not depend on the loader.
@@ -100,10 +102,11 @@ fn check_struct(a: &Aosp, ty: &str, v: &Value, at: &str) {
                 }
             }
             (Some(t), _) => check_struct(a, t, x, &here),
-            (None, Value::Number(_) | Value::String(_)) => {}
+            (None, Value::Number(n)) => assert!(n.is_f64(), "{here}: {n} is not a real"),
+            (None, Value::String(_)) => {}
             (None, Value::Array(items)) => assert!(
-                items.iter().all(Value::is_number),
-                "{here}: vkjson arrays of scalars hold numbers"
+                items.iter().all(Value::is_f64),
+                "{here}: vkjson arrays of scalars hold reals"
             ),
             (None, other) => panic!("{here}: {other} is not a vkjson leaf"),
         }
@@ -141,8 +144,9 @@ fn aosp_schema_field_by_field_on_lavapipe() {
     );
     assert_eq!(doc["_comment"], AOSP_COMMENT);
     assert!(doc["apiVersion"]
-        .as_u64()
-        .is_some_and(|v| v >= 1 << 22 | 2 << 12));
+        .as_f64()
+        .is_some_and(|v| v >= f64::from(1 << 22 | 2 << 12)));
+    assert!(doc["apiVersion"].is_f64(), "apiVersion as a real");
     for e in doc["extensions"].as_array().unwrap() {
         check_struct(&a, "VkExtensionProperties", e, "extensions[]");
     }
@@ -159,11 +163,11 @@ fn aosp_schema_field_by_field_on_lavapipe() {
     assert_eq!(groups.len(), 1, "lavapipe is one device in one group");
     assert_eq!(
         groups[0],
-        serde_json::json!({"devices": [0], "subsetAllocation": 0})
+        serde_json::json!({"devices": [0.0], "subsetAllocation": 0.0})
     );
 
     let dev = &doc["devices"][0];
-    let version = dev["properties"]["apiVersion"].as_u64().unwrap() as u32;
+    let version = dev["properties"]["apiVersion"].as_f64().unwrap() as u32;
     let minor = (version >> 12) & 0x3ff;
     assert!(minor >= 2, "lavapipe is a 1.2+ device");
     let mut want: Vec<String> = [
@@ -245,7 +249,8 @@ fn aosp_schema_field_by_field_on_lavapipe() {
     let formats = dev["formats"].as_array().unwrap();
     assert!(formats.len() > 100);
     for pair in formats {
-        assert!(pair[0].as_u64().is_some_and(
+        assert!(pair[0].is_f64());
+        assert!(pair[0].as_f64().map(|f| f as u64).is_some_and(
             |f| (1..=184).contains(&f) || (1_000_156_000..=1_000_156_033).contains(&f)
         ));
         check_struct(&a, "VkFormatProperties", &pair[1], "formats[][1]");
@@ -258,7 +263,10 @@ fn aosp_schema_field_by_field_on_lavapipe() {
         ),
     ] {
         for pair in dev[key].as_array().unwrap() {
-            assert!(pair[0].as_u64().is_some_and(|b| b.is_power_of_two()));
+            assert!(pair[0].is_f64());
+            assert!(pair[0]
+                .as_f64()
+                .is_some_and(|b| (b as u64).is_power_of_two()));
             check_struct(&a, ty, &pair[1], key);
         }
     }
@@ -281,12 +289,12 @@ fn aosp_schema_field_by_field_on_lavapipe() {
         &dev["maintenance3Properties"]["maxMemoryAllocationSize"]
     ));
     assert_eq!(
-        dev["features"]["robustBufferAccess"], 1,
-        "VkBool32 as a number"
+        dev["features"]["robustBufferAccess"], 1.0,
+        "VkBool32 as a real"
     );
     assert_eq!(
-        dev["properties"]["deviceType"], 4,
-        "VK_PHYSICAL_DEVICE_TYPE_CPU as a number"
+        dev["properties"]["deviceType"], 4.0,
+        "VK_PHYSICAL_DEVICE_TYPE_CPU as a real"
     );
     assert!(dev["properties"]["deviceName"]
         .as_str()
@@ -299,10 +307,10 @@ fn aosp_schema_field_by_field_on_lavapipe() {
     );
     assert!(limits["maxComputeWorkGroupSize"]
         .as_array()
-        .is_some_and(|a| a.len() == 3 && a.iter().all(Value::is_number)));
+        .is_some_and(|a| a.len() == 3 && a.iter().all(Value::is_f64)));
     assert!(dev["queues"][0]["queueFlags"]
-        .as_u64()
-        .is_some_and(|f| f & 1 != 0));
+        .as_f64()
+        .is_some_and(|f| f as u64 & 1 != 0));
 }
 
 /// The document's shape: objects as their keys' shapes, arrays as their first element's,
@@ -358,7 +366,7 @@ fn aosp_schema_through_our_loader_matches_debians() {
         for entry in a[list].as_array().expect(list) {
             let pair = entry.as_array().expect("[handle type, properties]");
             assert!(
-                pair.len() == 2 && pair[0].is_number() && pair[1].is_object(),
+                pair.len() == 2 && pair[0].is_f64() && pair[1].is_object(),
                 "{list}: {entry}"
             );
         }

@@ -792,5 +792,24 @@ pub fn aosp_document(s: &Session) -> Result<Value, DeviceError> {
         out.insert("devices".into(), Value::Array(devices));
         out.insert("_comment".into(), Value::from(AOSP_COMMENT));
     }
-    Ok(Value::Object(out))
+    let mut doc = Value::Object(out);
+    as_reals(&mut doc);
+    Ok(doc)
+}
+
+/// vkjson's `ToJsonValue` makes every arithmetic value and enum a `double` (`Json::Value(double)`),
+/// which jsoncpp writes with a fraction (`1.0`), and its reader (`AsValue`) refuses anything but
+/// `Json::realValue`: every number becomes an `f64`, which serde_json writes the same way.
+/// (`uint64_t`s are already `"0x%016x"` strings.)
+fn as_reals(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(real) = n.as_f64().and_then(serde_json::Number::from_f64) {
+                *n = real;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(as_reals),
+        Value::Object(map) => map.values_mut().for_each(as_reals),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
 }

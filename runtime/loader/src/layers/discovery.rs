@@ -211,7 +211,7 @@ fn open_plain(path: &Path) -> Result<Library, LayerError> {
 /// Opens one layer library with `dlopen` (an `apk!/` path from its zip) and returns the layers
 /// it provides.
 pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
-    layers_of_library(path, open_plain(path)?, None, Negotiation::PLATFORM)
+    layers_of_library(path, open_plain(path)?, None, Negotiation::PLATFORM, false)
 }
 
 /// Opens one layer library as AOSP's `LayerLibrary::Open` does (the app's namespace, an
@@ -230,15 +230,19 @@ fn open_layer_library(
         })
     });
     let library = reopen(path)?;
-    layers_of_library(path, library, Some(reopen), config.layer_negotiation)
+    layers_of_library(path, library, Some(reopen), config.layer_negotiation, true)
 }
 
 /// The layers an opened layer library provides; `reopen` is kept for when they are closed.
+/// `listing` (discovery, AOSP's `EnumerateLayers`) keeps a layer without a GIPA, as AOSP lists it;
+/// otherwise (opening it to chain, AOSP's `GetGetInstanceProcAddr`) it is left out, so that
+/// [`Layer::open`] refuses it with `VK_ERROR_LAYER_NOT_PRESENT` as `LayerChain::LoadLayer` does.
 pub(crate) fn layers_of_library(
     path: &Path,
     library: Library,
     reopen: Option<Reopen>,
     negotiation: Negotiation,
+    listing: bool,
 ) -> Result<Vec<Layer>, LayerError> {
     // Every early return below drops `library` (dlclose).
     let entry = EntryPoints::find(path, &library, negotiation)?;
@@ -271,7 +275,7 @@ pub(crate) fn layers_of_library(
     });
     let mut layers = Vec::with_capacity(instance_layers.len());
     for properties in instance_layers {
-        if let Some(layer) = layer_of(&shared, &entry, properties, &device_layers)? {
+        if let Some(layer) = layer_of(&shared, &entry, properties, &device_layers, listing)? {
             layers.push(layer);
         }
     }
@@ -279,13 +283,15 @@ pub(crate) fn layers_of_library(
 }
 
 /// The layer `properties` names in `library`: its instance extensions, whether it is global
-/// (then its device extensions) and its GIPA/GDPA. `None` for a layer without a usable GIPA
-/// (logged); an error rejects the whole library.
+/// (then its device extensions) and its GIPA/GDPA. A layer without a usable GIPA is `None`
+/// (logged) unless `listing`, when it is listed with [`refused_gipa`]; an error rejects the
+/// whole library.
 fn layer_of(
     library: &Arc<LayerLibrary>,
     entry: &EntryPoints,
     properties: vk::LayerProperties,
     device_layers: &[vk::LayerProperties],
+    listing: bool,
 ) -> Result<Option<Layer>, LayerError> {
     let path = library.path.as_path();
     let Ok(name) = properties.layer_name_as_c_str() else {
@@ -318,13 +324,23 @@ fn layer_of(
             // SAFETY: the library-wide `vkGetInstanceProcAddr` export has
             // vkGetInstanceProcAddr's signature.
             .or_else(|| unsafe { typed(lib, c"vkGetInstanceProcAddr") });
-    let Some(gipa) = gipa else {
-        let e = LayerError::NoGetInstanceProcAddr {
-            path: path.to_path_buf(),
-            layer: name_str.into_owned(),
-        };
-        log::warn!("rejected {e}");
-        return Ok(None);
+    let gipa = match gipa {
+        Some(gipa) => gipa,
+        None if listing => {
+            log::warn!(
+                "layer {name_str} in {} has no vkGetInstanceProcAddr: listed, refused at activation",
+                path.display()
+            );
+            refused_gipa
+        }
+        None => {
+            let e = LayerError::NoGetInstanceProcAddr {
+                path: path.to_path_buf(),
+                layer: name_str.into_owned(),
+            };
+            log::warn!("rejected {e}");
+            return Ok(None);
+        }
     };
     // SAFETY: `<layer>GetDeviceProcAddr` and `vkGetDeviceProcAddr` both have
     // vkGetDeviceProcAddr's signature.
@@ -368,6 +384,15 @@ fn layer_of(
         library: Arc::clone(library),
         host_implicit: false,
     }))
+}
+
+/// The GIPA of a listed layer that has none. Never called: a listed layer is reopened before it
+/// is chained ([`Layer::open`]), and the reopened library leaves it out; answers null anyway.
+unsafe extern "system" fn refused_gipa(
+    _instance: vk::Instance,
+    _name: *const std::ffi::c_char,
+) -> vk::PFN_vkVoidFunction {
+    None
 }
 
 #[cfg(test)]
@@ -734,7 +759,21 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             load_layer_library(&dir.path().join("libVkLayer_garbage.so")).unwrap_err(),
             LayerError::Open { .. }
         ));
-        assert!(LayerRegistry::discover(&app_config(&[dir.path()])).is_empty());
+        // AOSP lists a layer without a GIPA (only its enumeration exports are required) and
+        // refuses it when an instance activates it (`LayerChain::LoadLayer`:
+        // VK_ERROR_LAYER_NOT_PRESENT); the broken libraries list nothing.
+        let registry = LayerRegistry::discover(&app_config(&[dir.path()]));
+        let names: Vec<&CStr> = registry.layers().iter().map(|l| l.name()).collect();
+        assert_eq!(names, [c"VK_LAYER_test_nogipa"]);
+        let refused = registry
+            .find(c"VK_LAYER_test_nogipa")
+            .unwrap()
+            .open()
+            .unwrap_err();
+        assert_eq!(
+            crate::layers::map_layer_err(&refused),
+            vk::Result::ERROR_LAYER_NOT_PRESENT
+        );
     }
 
     /// AOSP's `DiscoverLayersInPathList`: a file name is skipped once a library of that name has

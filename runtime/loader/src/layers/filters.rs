@@ -14,6 +14,13 @@
 pub const ENABLE_ENV: &str = "VK_LOADER_LAYERS_ENABLE";
 /// `VK_LOADER_LAYERS_DISABLE`.
 pub const DISABLE_ENV: &str = "VK_LOADER_LAYERS_DISABLE";
+/// The disable list as reasons name it: the variable on hosts; on Android, which reads no
+/// variable (and has no manifest layers to filter), not its name.
+const DISABLE_NAME: &str = if cfg!(target_os = "android") {
+    "the layer disable list"
+} else {
+    DISABLE_ENV
+};
 /// `VK_LOADER_LAYERS_ALLOW`.
 pub const ALLOW_ENV: &str = "VK_LOADER_LAYERS_ALLOW";
 
@@ -110,21 +117,22 @@ impl LayerFilters {
     }
 
     /// Why the layer is disabled, or `None` when it is available.
-    pub fn disabled_reason(&self, name: &str, implicit: bool) -> Option<&'static str> {
+    pub fn disabled_reason(&self, name: &str, implicit: bool) -> Option<String> {
         if self.enabled(name) || self.allowed(name) {
             return None;
         }
-        if self.disable_all {
-            Some("VK_LOADER_LAYERS_DISABLE has ~all~")
+        let why = if self.disable_all {
+            "has ~all~"
         } else if implicit && self.disable_implicit {
-            Some("VK_LOADER_LAYERS_DISABLE has ~implicit~")
+            "has ~implicit~"
         } else if !implicit && self.disable_explicit {
-            Some("VK_LOADER_LAYERS_DISABLE has ~explicit~")
+            "has ~explicit~"
         } else if self.disable.iter().any(|g| glob_matches(g, name)) {
-            Some("VK_LOADER_LAYERS_DISABLE matches its name")
+            "matches its name"
         } else {
-            None
-        }
+            return None;
+        };
+        Some(format!("{DISABLE_NAME} {why}"))
     }
 }
 

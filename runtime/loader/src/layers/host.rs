@@ -58,7 +58,7 @@ impl HostLayer {
     }
 
     /// Why `filters` (the `VK_LOADER_LAYERS_*` values of the moment) disable it, if they do.
-    pub fn disabled_reason(&self, filters: &LayerFilters) -> Option<&'static str> {
+    pub fn disabled_reason(&self, filters: &LayerFilters) -> Option<String> {
         filters.disabled_reason(&self.layer.name, self.implicit)
     }
 

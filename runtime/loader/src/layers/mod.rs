@@ -248,6 +248,7 @@ impl Layer {
                 reopen(path)?,
                 Some(reopen.clone()),
                 self.library.negotiation,
+                false,
             )?,
             None => load_layer_library(path)?,
         };
