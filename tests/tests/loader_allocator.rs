@@ -500,8 +500,8 @@ unsafe extern "system" fn reported(
 /// AOSP's `DebugReportCallbackList::AddCallback`: each callback's node is a block of the
 /// allocator given to `vkCreateDebugReportCallbackEXT` (else the instance's), scope OBJECT,
 /// freed by `vkDestroyDebugReportCallbackEXT`; a failed allocation is
-/// `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing created. Messages still reach the callbacks in
-/// the order they were created.
+/// `VK_ERROR_OUT_OF_HOST_MEMORY` with nothing created. Messages reach the newest callback first
+/// (`AddCallback` prepends its node).
 #[test]
 #[allow(deprecated)] // VK_EXT_debug_report is the extension AOSP's callback list implements
 fn debug_report_callbacks_are_objects_of_the_apps_allocator() {
@@ -566,7 +566,7 @@ fn debug_report_callbacks_are_objects_of_the_apps_allocator() {
                     c"message".as_ptr(),
                 )
             };
-            assert_eq!(*REPORTED.lock().unwrap(), [1, 2]);
+            assert_eq!(*REPORTED.lock().unwrap(), [2, 1], "newest first");
 
             // SAFETY: the callbacks, destroyed with the allocators they were created with.
             unsafe {

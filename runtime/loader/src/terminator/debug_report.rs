@@ -33,21 +33,19 @@ impl Callbacks {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The nodes, oldest first.
+    /// The nodes, newest first.
     fn nodes<'a>(
         head: &'a Option<HostBox<Node, HostAllocator>>,
     ) -> impl Iterator<Item = &'a Node> + 'a {
         std::iter::successors(head.as_deref(), |n| n.next.as_deref())
     }
 
-    /// Links `node` in last (messages reach callbacks in the order they were created).
-    fn append(&self, node: HostBox<Node, HostAllocator>) {
+    /// Links `node` in first: messages reach the newest callback first, as AOSP's
+    /// `DebugReportCallbackList::AddCallback` prepends its node.
+    fn prepend(&self, mut node: HostBox<Node, HostAllocator>) {
         let mut head = self.lock();
-        let mut slot = &mut *head;
-        while let Some(n) = slot {
-            slot = &mut n.next;
-        }
-        *slot = Some(node);
+        node.next = head.take();
+        *head = Some(node);
     }
 
     /// Unlinks and returns the node with `handle`, if any.
@@ -219,7 +217,7 @@ unsafe extern "system" fn create(
                 // Within the capacity reserved above (one slot per such driver): no allocation.
                 node.drivers.push((index, vk::Handle::as_raw(h)));
             }
-            term.debug_report.append(node);
+            term.debug_report.prepend(node);
             // SAFETY: `out` is the application's pCallback, writable for this call
             // (VUID-vkCreateDebugReportCallbackEXT-pCallback-parameter).
             unsafe { *out = vk::Handle::from_raw(handle) };
