@@ -52,6 +52,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod api;
+pub mod apk;
 pub mod chain;
 pub mod device_table;
 pub mod dispatch_data;

@@ -251,9 +251,9 @@ impl Linker for HostLinker {
 
     fn dlopen(&self, path: &Path) -> Result<Opened, LinkError> {
         // bionic maps an `apk!/` entry itself; glibc cannot, so the host stand-in opens the
-        // entry's bytes (`layers::apk`).
-        let library = if crate::layers::apk::split(path).is_some() {
-            crate::layers::apk::open(path).map_err(|message| LinkError {
+        // entry's bytes (`crate::apk`).
+        let library = if crate::apk::split(path).is_some() {
+            crate::apk::open(path).map_err(|message| LinkError {
                 message,
                 tried: vec![path.to_path_buf()],
             })?

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{GraphicsEnv, HostGraphicsEnv, RecordingGraphicsEnv};
 use crate::driver::linker::RecordingLinker;
-use crate::layers::apk::tests::write_apk;
+use crate::layers::apk_tests::write_apk;
 use crate::layers::discovery::tests::{build_layer, Fixture};
 use crate::layers::discovery::DEBUG_LAYER_DIR;
 use crate::layers::gpu_debug::ABI;

@@ -65,8 +65,8 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in search_dirs(config) {
         // `<apk>!/lib/<abi>`: AOSP's `ForEachFileInZip` (stored, page-aligned entries).
-        if let Some((zip, inner)) = super::apk::split(&dir) {
-            for entry in super::apk::stored_entries(&zip, &inner) {
+        if let Some((zip, inner)) = crate::apk::split(&dir) {
+            for entry in crate::apk::stored_entries(&zip, &inner) {
                 if is_layer_file_name(&entry.name) {
                     files.push(dir.join(&entry.name));
                 }
@@ -195,8 +195,8 @@ pub(crate) type Reopen = Arc<dyn Fn(&Path) -> Result<Library, LayerError> + Send
 
 /// Opens a layer library at `path` with `dlopen`, or an `apk!/` entry from its zip.
 fn open_plain(path: &Path) -> Result<Library, LayerError> {
-    if super::apk::split(path).is_some() {
-        super::apk::open(path).map_err(|reason| LayerError::ApkOpen {
+    if crate::apk::split(path).is_some() {
+        crate::apk::open(path).map_err(|reason| LayerError::ApkOpen {
             path: path.to_path_buf(),
             reason,
         })

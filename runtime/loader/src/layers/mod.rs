@@ -17,7 +17,8 @@
 //! `Get*ProcAddr` pointers, which is what [`Layer`] exposes.
 
 pub mod activation;
-pub mod apk;
+#[cfg(test)]
+pub(crate) mod apk_tests;
 pub mod discovery;
 mod entry_points;
 pub mod filters;

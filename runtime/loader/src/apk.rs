@@ -1,5 +1,7 @@
 //! Layer dirs inside an APK (`/data/app/…/base.apk!/lib/<abi>`), as AOSP's `ForEachFileInZip`
-//! (`layers_extensions.cpp`) lists them.
+//! (`layers_extensions.cpp`) lists them, and, on Linux hosts, how the host linker opens a library
+//! stored in one. A module of its own, below both `layers` (which lists the entries) and
+//! `driver::linker` (whose host stand-in opens them).
 //!
 //! Only entries directly in the dir, STORED (not compressed) and whose data starts on a page
 //! boundary are candidates: those are what the bionic linker can map straight from the APK
@@ -170,7 +172,7 @@ fn try_stored_entries(zip: &Path, dir: &str) -> std::io::Result<Vec<Entry>> {
 pub fn open(path: &Path) -> Result<Library, String> {
     #[cfg(target_os = "android")]
     {
-        crate::driver::open_library(path).map_err(|e| e.to_string())
+        dlopen(path)
     }
     #[cfg(not(target_os = "android"))]
     {
@@ -207,111 +209,15 @@ fn open_through_memfd(path: &Path) -> Result<Library, String> {
         std::os::fd::AsRawFd::as_raw_fd(&copy)
     ));
     // The mapping outlives the fd, which `copy` closes when dropped.
-    crate::driver::open_library(&proc_path).map_err(|e| e.to_string())
+    dlopen(&proc_path)
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use std::path::{Path, PathBuf};
-
-    use ash::vk;
-
-    use crate::layers::discovery::tests::{app_config, build_layer, Fixture};
-    use crate::layers::{layer_files, LayerRegistry};
-
-    /// Writes `apk` holding `lib` as the STORED, page-aligned entry `entry` (as `zipalign` lays
-    /// out a library kept in the APK).
-    pub(crate) fn write_apk(apk: &Path, lib: &Path, entry: &str) {
-        let script = r#"
-import sys, zipfile
-apk, lib, page, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-data = open(lib, "rb").read()
-with zipfile.ZipFile(apk, "w") as z:
-    info = zipfile.ZipInfo(name)
-    info.compress_type = zipfile.ZIP_STORED
-    start = z.fp.tell() + 30 + len(name.encode()) + 4
-    pad = (-start) % page
-    info.extra = (0xD935).to_bytes(2, "little") + pad.to_bytes(2, "little") + bytes(pad)
-    z.writestr(info, data)
-"#;
-        let status = std::process::Command::new("python3")
-            .args(["-c", script])
-            .arg(apk)
-            .arg(lib)
-            .arg(rustix::param::page_size().to_string())
-            .arg(entry)
-            .status()
-            .expect("python3 runs");
-        assert!(status.success());
-    }
-
-    /// AOSP's `ForEachFileInZip`: an `<apk>!/lib/<abi>` dir lists the entries directly in it
-    /// that are STORED and page-aligned (the APK made by Python's `zipfile`, alignment padding
-    /// in an extra field as `zipalign` does); such a layer is discovered, closed, and opened on
-    /// activation like any other.
-    #[test]
-    fn apk_layer_dirs_list_stored_page_aligned_entries() {
-        let dir = tempfile::tempdir().unwrap();
-        let lib = build_layer(
-            dir.path(),
-            "libVkLayer_apk.so",
-            &Fixture {
-                layers: &["VK_LAYER_test_apk"],
-                generic_gpa: true,
-                ..Fixture::default()
-            },
-        );
-        let apk = dir.path().join("base.apk");
-        let script = r#"
-import sys, zipfile
-apk, lib, page = sys.argv[1], sys.argv[2], int(sys.argv[3])
-data = open(lib, "rb").read()
-with zipfile.ZipFile(apk, "w") as z:
-    def stored(name, aligned):
-        info = zipfile.ZipInfo(name)
-        info.compress_type = zipfile.ZIP_STORED
-        start = z.fp.tell() + 30 + len(name.encode()) + 4
-        pad = (-start) % page + (0 if aligned else 1)
-        info.extra = (0xD935).to_bytes(2, "little") + pad.to_bytes(2, "little") + bytes(pad)
-        z.writestr(info, data)
-    stored("lib/x86_64/libVkLayer_apk.so", True)
-    stored("lib/x86_64/libVkLayer_unaligned.so", False)
-    z.writestr("lib/x86_64/libVkLayer_deflated.so", data, compress_type=zipfile.ZIP_DEFLATED)
-    stored("lib/x86_64/sub/libVkLayer_nested.so", True)
-    stored("lib/x86_64/notalayer.so", True)
-"#;
-        let page = rustix::param::page_size().to_string();
-        let status = std::process::Command::new("python3")
-            .args(["-c", script])
-            .arg(&apk)
-            .arg(&lib)
-            .arg(&page)
-            .status()
-            .expect("python3 runs");
-        assert!(status.success());
-        std::fs::remove_file(&lib).unwrap();
-        let names: Vec<String> = crate::layers::apk::stored_entries(&apk, "lib/x86_64")
-            .into_iter()
-            .map(|e| e.name)
-            .collect();
-        assert_eq!(names, ["libVkLayer_apk.so", "notalayer.so"]);
-        let apk_dir = PathBuf::from(format!("{}!/lib/x86_64", apk.display()));
-        let config = app_config(&[apk_dir.as_path()]);
-        assert_eq!(layer_files(&config), [apk_dir.join("libVkLayer_apk.so")]);
-        let registry = LayerRegistry::discover(&config);
-        let layer = registry
-            .find(c"VK_LAYER_test_apk")
-            .expect("layer in the APK");
-        assert!(!layer.library().is_open());
-        let opened = layer.open().unwrap();
-        assert!(opened.library().is_open());
-        assert_eq!(opened.library().path(), apk_dir.join("libVkLayer_apk.so"));
-        // Its code is mapped from the APK's copy: the fixture's GIPA runs (and knows no
-        // global command).
-        // SAFETY: a global lookup through the opened layer's own GIPA.
-        let f = unsafe {
-            (opened.get_instance_proc_addr())(vk::Instance::null(), c"vkCreateInstance".as_ptr())
-        };
-        assert!(f.is_none());
-    }
+/// `dlopen(path, RTLD_NOW | RTLD_LOCAL)`, as every library the loader opens.
+fn dlopen(path: &Path) -> Result<Library, String> {
+    use libloading::os::unix::{RTLD_LOCAL, RTLD_NOW};
+    // SAFETY: loading a layer library runs its initialisers; that is the point of loading it,
+    // and which entries are eligible is decided by the caller's search rules.
+    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| e.to_string())
 }
+
+// Tests: `layers::apk_tests` (they build layer fixtures, which are the layers module's).
