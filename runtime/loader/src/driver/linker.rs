@@ -15,8 +15,9 @@
 //! opened the same way (bionic maps the entry); the host linker opens the entry's bytes instead.
 //!
 //! On Android ([`AndroidLinker`]) the platform functions are looked up at run time (`dlsym`), so
-//! `libvulkan.so` still needs only liblog, libnativewindow, libdl and libc: a missing function
-//! behaves as AOSP's call returning null (no namespace, library not loaded). On other hosts
+//! `libvulkan.so` still needs only liblog, libnativewindow, libdl and libc; a missing function
+//! fails initialisation, naming it ([`Linker::platform_ready`], [`crate::platform_symbols`]). On
+//! other hosts
 //! ([`HostLinker`]) a namespace is a list of dirs on the configured root (the driver namespace is
 //! the `VKGEN_UPDATABLE_DRIVER_DIR` setting, an APEX's is `<root>/apex/<ro.vulkan.apex>/lib64`,
 //! sphal's is [`super::hal_search::sphal_dirs`]) and every open is a plain `dlopen`; tests wrap
