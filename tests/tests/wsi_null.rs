@@ -883,16 +883,21 @@ fn null_incremental_present_damage() {
 struct Counting {
     live: AtomicUsize,
     fail_after: AtomicI64,
+    /// Allocations made with scope OBJECT.
+    objects: AtomicUsize,
 }
 
 unsafe extern "system" fn count_alloc(
     user: *mut c_void,
     size: usize,
     align: usize,
-    _scope: vk::SystemAllocationScope,
+    scope: vk::SystemAllocationScope,
 ) -> *mut c_void {
     // SAFETY: `user` is the test's live `Counting`.
     let c = unsafe { &*(user as *const Counting) };
+    if scope == vk::SystemAllocationScope::OBJECT {
+        c.objects.fetch_add(1, Ordering::SeqCst);
+    }
     if c.fail_after.fetch_sub(1, Ordering::SeqCst) <= 0 {
         return std::ptr::null_mut();
     }
@@ -940,6 +945,7 @@ fn null_allocation_callbacks_are_honoured() {
         let counting = Box::new(Counting {
             live: AtomicUsize::new(0),
             fail_after: AtomicI64::new(i64::MAX),
+            objects: AtomicUsize::new(0),
         });
         let callbacks = vk::AllocationCallbacks {
             p_user_data: std::ptr::from_ref(&*counting).cast_mut().cast(),
@@ -996,6 +1002,61 @@ fn null_allocation_callbacks_are_honoured() {
         assert_eq!(counting.live.load(Ordering::SeqCst), 0);
         println!("allocation callbacks: balanced, and OOM gives VK_ERROR_OUT_OF_HOST_MEMORY");
     });
+}
+
+/// AOSP's `CreateAndroidSurfaceKHR` / `CreateSwapchainKHR`: without a pAllocator the surface
+/// takes its instance's allocator and the swapchain its device's, scope OBJECT; destroyed
+/// without one, they free through it.
+#[test]
+fn wsi_objects_without_an_allocator_use_the_instances_and_devices() {
+    let loader = loader();
+    let (env, _root) = null_env();
+    in_child(
+        "wsi_objects_without_an_allocator_use_the_instances_and_devices",
+        &env,
+        || {
+            let counting = Box::new(Counting {
+                live: AtomicUsize::new(0),
+                fail_after: AtomicI64::new(i64::MAX),
+                objects: AtomicUsize::new(0),
+            });
+            let callbacks = vk::AllocationCallbacks {
+                p_user_data: std::ptr::from_ref(&*counting).cast_mut().cast(),
+                pfn_allocation: Some(count_alloc),
+                pfn_reallocation: Some(count_realloc),
+                pfn_free: Some(count_free),
+                ..Default::default()
+            };
+            let wsi = Wsi::new_in(&loader, &[], &[], &[], Some(&callbacks)).unwrap();
+            let win = window(16, 16);
+            let info = vk::AndroidSurfaceCreateInfoKHR::default().window(win.window().cast());
+            let (live, objects) = (
+                counting.live.load(Ordering::SeqCst),
+                counting.objects.load(Ordering::SeqCst),
+            );
+            // SAFETY: valid create infos; the instance's callbacks outlive the objects.
+            unsafe {
+                let surface = wsi.android.create_android_surface(&info, None).unwrap();
+                assert_eq!(counting.live.load(Ordering::SeqCst), live + 1);
+                assert_eq!(counting.objects.load(Ordering::SeqCst), objects + 1);
+                let sc = wsi
+                    .swapchain_fns
+                    .create_swapchain(&wsi.swapchain_info(surface), None)
+                    .unwrap();
+                assert_eq!(counting.live.load(Ordering::SeqCst), live + 2);
+                assert_eq!(counting.objects.load(Ordering::SeqCst), objects + 2);
+                wsi.swapchain_fns.destroy_swapchain(sc, None);
+                wsi.surface_fns.destroy_surface(surface, None);
+            }
+            assert_eq!(
+                counting.live.load(Ordering::SeqCst),
+                live,
+                "freed through them"
+            );
+            drop(wsi);
+            assert_eq!(counting.live.load(Ordering::SeqCst), 0);
+        },
+    );
 }
 
 #[test]

@@ -149,6 +149,19 @@ impl HostAllocator {
         }
     }
 
+    /// The application's callbacks as a `VkAllocationCallbacks` (no reallocation: the loader
+    /// never reallocates), for a WSI object that takes its instance's or device's allocator;
+    /// `None` for the default allocator.
+    pub fn app_callbacks(&self) -> Option<vk::AllocationCallbacks<'static>> {
+        let cb = self.callbacks?;
+        Some(
+            vk::AllocationCallbacks::default()
+                .user_data(cb.user)
+                .pfn_allocation(Some(cb.allocation))
+                .pfn_free(Some(cb.free)),
+        )
+    }
+
     /// Whether this is the application's allocator (not the default).
     pub fn is_application(&self) -> bool {
         self.callbacks.is_some()

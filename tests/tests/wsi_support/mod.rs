@@ -92,6 +92,19 @@ impl Wsi {
         device_exts: &[&CStr],
         layers: &[&CStr],
     ) -> Result<Self, String> {
+        Self::new_in(loader, instance_exts, device_exts, layers, None)
+    }
+
+    /// [`Wsi::new`] with the instance and the device created with `allocator` (they are
+    /// destroyed without one, which frees with it).
+    #[allow(dead_code)]
+    pub fn new_in(
+        loader: &Path,
+        instance_exts: &[&CStr],
+        device_exts: &[&CStr],
+        layers: &[&CStr],
+        allocator: Option<&vk::AllocationCallbacks<'_>>,
+    ) -> Result<Self, String> {
         let entry = vkgen_tests::compute::load_entry(loader)?;
         let mut exts: Vec<*const i8> = vec![
             ash::khr::surface::NAME.as_ptr(),
@@ -107,7 +120,7 @@ impl Wsi {
             .enabled_extension_names(&exts)
             .enabled_layer_names(&layer_ptrs);
         // SAFETY: a valid create info whose arrays outlive the call.
-        let instance = unsafe { entry.create_instance(&info, None) }
+        let instance = unsafe { entry.create_instance(&info, allocator) }
             .map_err(|e| format!("vkCreateInstance: {e:?}"))?;
         let surface_fns = ash::khr::surface::Instance::new(&entry, &instance);
         let android = ash::khr::android_surface::Instance::new(&entry, &instance);
@@ -146,7 +159,7 @@ impl Wsi {
             .queue_create_infos(&queues)
             .enabled_extension_names(&dev_exts);
         // SAFETY: a physical device of the instance and a valid create info.
-        let device = match unsafe { instance.create_device(pd, &info, None) } {
+        let device = match unsafe { instance.create_device(pd, &info, allocator) } {
             Ok(d) => d,
             Err(e) => {
                 // SAFETY: nothing else was created from it.

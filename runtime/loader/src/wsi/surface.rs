@@ -173,9 +173,21 @@ pub unsafe extern "system" fn create_android_surface(
                 "vkCreateAndroidSurfaceKHR: null pCreateInfo or pSurface"
             ));
         };
+        // AOSP's `CreateAndroidSurfaceKHR`: without a pAllocator, the instance's (scope OBJECT).
+        let instance_callbacks = if allocator.is_null() {
+            // SAFETY: `instance` is the application's live instance of this loader
+            // (VUID-vkCreateAndroidSurfaceKHR-instance-parameter), which outlives the call.
+            unsafe { crate::dispatch_data::instance_data(vk::Handle::as_raw(instance) as usize) }
+                .and_then(|d| d.allocator.app_callbacks())
+        } else {
+            None
+        };
+        let allocator = instance_callbacks
+            .as_ref()
+            .map_or(allocator, |cb| std::ptr::from_ref(cb).cast());
         // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
         // (VUID-vkCreateAndroidSurfaceKHR-pAllocator-parameter) that stay valid until the surface
-        // is destroyed with compatible ones.
+        // is destroyed with compatible ones, or the instance's, which outlive its surfaces.
         let allocation = unsafe {
             AppAllocation::new(
                 allocator,

@@ -134,9 +134,21 @@ unsafe fn create_swapchain_impl(
     // SAFETY: `wsi.fns` are the live device's driver functions; the request's compression
     // structure is the unchained copy that lives on this frame.
     let (refresh_duration, transform_hint) = unsafe { set_usage(wsi, surface, &request) }?;
+    // AOSP's `CreateSwapchainKHR`: without a pAllocator, the device's (scope OBJECT).
+    let device_callbacks = if allocator.is_null() {
+        // SAFETY: `device` is the application's live device of this loader (checked above by
+        // `device_wsi`), which outlives the call.
+        unsafe { crate::dispatch_data::device_data(vk::Handle::as_raw(device) as usize) }
+            .and_then(|d| d.allocator.app_callbacks())
+    } else {
+        None
+    };
+    let allocator = device_callbacks
+        .as_ref()
+        .map_or(allocator, |cb| std::ptr::from_ref(cb).cast());
     // SAFETY: `allocator` is the application's pAllocator, null or valid callbacks
     // (VUID-vkCreateSwapchainKHR-pAllocator-parameter) that stay valid until the swapchain is
-    // destroyed.
+    // destroyed, or the device's, which outlive its swapchains.
     let mut sc =
         unsafe { new_swapchain(wsi, surface, info, allocator, num_images, refresh_duration) }?;
     sc.format_list = view_formats;
