@@ -17,14 +17,16 @@ use vkgen_tests::env::in_child;
 use vkgen_tests::{paths, require};
 
 static MESSAGES: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
+/// Each message's object type, object and layer prefix, in [`MESSAGES`]' order.
+static ABOUT: Mutex<Vec<(vk::DebugReportObjectTypeEXT, u64, String)>> = Mutex::new(Vec::new());
 
 unsafe extern "system" fn record(
     flags: vk::DebugReportFlagsEXT,
-    _ty: vk::DebugReportObjectTypeEXT,
-    _object: u64,
+    ty: vk::DebugReportObjectTypeEXT,
+    object: u64,
     _location: usize,
     _code: i32,
-    _prefix: *const c_char,
+    prefix: *const c_char,
     message: *const c_char,
     _user: *mut c_void,
 ) -> vk::Bool32 {
@@ -32,6 +34,15 @@ unsafe extern "system" fn record(
     let text = unsafe { CStr::from_ptr(message) }
         .to_string_lossy()
         .into_owned();
+    let prefix = if prefix.is_null() {
+        String::new()
+    } else {
+        // SAFETY: non-null, a C string the caller passes.
+        unsafe { CStr::from_ptr(prefix) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    ABOUT.lock().unwrap().push((ty, object, prefix));
     MESSAGES.lock().unwrap().push((flags.as_raw(), text));
     vk::FALSE
 }
@@ -232,12 +243,13 @@ fn instance_creation_errors_reach_the_create_infos_callbacks() {
                 ]
             );
             // A device layer list that differs from the instance's: a warning to its callbacks.
+            ABOUT.lock().unwrap().clear();
             let instance =
                 vkgen_tests::compute::create_instance(&entry, &[], &[ash::ext::debug_report::NAME])
                     .expect("vkCreateInstance with VK_EXT_debug_report");
             let dr = ash::ext::debug_report::Instance::new(&entry, &instance);
             let info = vk::DebugReportCallbackCreateInfoEXT::default()
-                .flags(vk::DebugReportFlagsEXT::WARNING)
+                .flags(vk::DebugReportFlagsEXT::WARNING | vk::DebugReportFlagsEXT::ERROR)
                 .pfn_callback(Some(record));
             // SAFETY: valid objects of this instance; the callback is a static function.
             unsafe {
@@ -254,19 +266,42 @@ fn instance_creation_errors_reach_the_create_infos_callbacks() {
                     .enabled_layer_names(&layers);
                 let device = instance.create_device(pd, &dinfo, None).unwrap();
                 device.destroy_device(None);
+                // A device extension nobody has: AOSP's error, about the physical device.
+                let missing = [c"VK_EXT_not_an_extension".as_ptr()];
+                let dinfo = vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&q)
+                    .enabled_extension_names(&missing);
+                assert_eq!(
+                    instance.create_device(pd, &dinfo, None).err(),
+                    Some(vk::Result::ERROR_EXTENSION_NOT_PRESENT)
+                );
                 dr.destroy_debug_report_callback(handle, None);
+                let got = MESSAGES.lock().unwrap().clone();
+                assert_eq!(
+                    got,
+                    [
+                        (
+                            vk::DebugReportFlagsEXT::WARNING.as_raw(),
+                            "Device layers disagree with instance layers and are overridden by \
+                             instance layers"
+                                .into()
+                        ),
+                        (
+                            vk::DebugReportFlagsEXT::ERROR.as_raw(),
+                            "Failed to enable missing device extension VK_EXT_not_an_extension"
+                                .into()
+                        )
+                    ]
+                );
+                // As AOSP's `DebugReportLogger`: about the physical device, prefix `vulkan`.
+                let about = (
+                    vk::DebugReportObjectTypeEXT::PHYSICAL_DEVICE,
+                    vk::Handle::as_raw(pd),
+                    "vulkan".to_owned(),
+                );
+                assert_eq!(*ABOUT.lock().unwrap(), [about.clone(), about]);
                 instance.destroy_instance(None);
             }
-            let got = MESSAGES.lock().unwrap().clone();
-            assert_eq!(
-                got,
-                [(
-                    vk::DebugReportFlagsEXT::WARNING.as_raw(),
-                    "Device layers disagree with instance layers and are overridden by instance \
-                     layers"
-                        .into()
-                )]
-            );
         },
     );
 }

@@ -60,6 +60,7 @@ fn global_layers(
 unsafe fn warn_on_device_layers(
     instance: &InstanceData,
     api: &crate::dispatch_data::ApiInstance,
+    pd: vk::PhysicalDevice,
     info: &vk::DeviceCreateInfo<'_>,
 ) {
     #[allow(deprecated)] // device layers are deprecated; Android ignores them with a warning
@@ -74,9 +75,11 @@ unsafe fn warn_on_device_layers(
             "vkCreateDevice: device layers {app_layers:?} ignored; devices get the instance's \
              global layers of {instance_names:?}"
         );
-        crate::terminator::debug_report::report(
+        // AOSP's `logger_.Warn(physical_dev, ...)`.
+        crate::terminator::debug_report::report_about(
             &instance.term,
             vk::DebugReportFlagsEXT::WARNING,
+            pd,
             "Device layers disagree with instance layers and are overridden by instance layers",
         );
     }
@@ -159,7 +162,7 @@ unsafe fn create_device(
     let layers = global_layers(instance, device_alloc)?;
     // SAFETY: `info` is the application's pCreateInfo, checked non-null above and valid for
     // this call (VUID-vkCreateDevice-pCreateInfo-parameter).
-    unsafe { warn_on_device_layers(instance, api, info) };
+    unsafe { warn_on_device_layers(instance, api, pd, info) };
     // SAFETY: `pp_enabled_extension_names` holds `enabled_extension_count` NUL-terminated strings
     // (VUID-VkDeviceCreateInfo-ppEnabledExtensionNames-parameter) that live for this call.
     let requested = unsafe {
@@ -287,17 +290,22 @@ unsafe fn check_extensions(
     );
     for name in requested {
         if !extensions::contains(&available, name) {
+            // AOSP's text (`LayerChain::ValidateExtensions`), to the application's debug-report
+            // callbacks about the physical device.
             let msg = format!(
-                "vkCreateDevice: extension {name:?} is provided neither by the physical device \
-                 nor by a global layer: VK_ERROR_EXTENSION_NOT_PRESENT"
+                "Failed to enable missing device extension {}",
+                name.to_string_lossy()
             );
-            // Loader errors reach the application's debug-report callbacks (AOSP).
-            crate::terminator::debug_report::report(
+            crate::terminator::debug_report::report_about(
                 &instance.term,
                 vk::DebugReportFlagsEXT::ERROR,
+                pd,
                 &msg,
             );
-            return Err(vk_error!(vk::Result::ERROR_EXTENSION_NOT_PRESENT, "{msg}"));
+            return Err(vk_error!(
+                vk::Result::ERROR_EXTENSION_NOT_PRESENT,
+                "vkCreateDevice: {msg} (neither the physical device nor a global layer has it)"
+            ));
         }
     }
     Ok(())

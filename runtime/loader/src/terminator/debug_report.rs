@@ -125,18 +125,31 @@ pub(crate) fn hook(term: &TermInstance, name: &CStr) -> Option<vk::PFN_vkVoidFun
     })
 }
 
-/// A message from the loader itself about `term`'s instance, to its callbacks.
-pub(crate) fn report(term: &TermInstance, flags: vk::DebugReportFlagsEXT, text: &str) {
+/// A message from the loader itself about `object` (a `VkPhysicalDevice`, `VkDevice`, ... of
+/// `term`'s instance), to its callbacks, as AOSP's `DebugReportLogger` writes one: the object's
+/// type and handle, location and code 0, layer prefix `LOG_TAG` (`vulkan`).
+pub(crate) fn report_about<H: vk::Handle>(
+    term: &TermInstance,
+    flags: vk::DebugReportFlagsEXT,
+    object: H,
+    text: &str,
+) {
     let Ok(text) = std::ffi::CString::new(text) else {
         return;
     };
+    let object_type = match H::TYPE {
+        vk::ObjectType::INSTANCE => vk::DebugReportObjectTypeEXT::INSTANCE,
+        vk::ObjectType::PHYSICAL_DEVICE => vk::DebugReportObjectTypeEXT::PHYSICAL_DEVICE,
+        vk::ObjectType::DEVICE => vk::DebugReportObjectTypeEXT::DEVICE,
+        _ => vk::DebugReportObjectTypeEXT::UNKNOWN,
+    };
     term.debug_report.message(
         flags,
-        vk::DebugReportObjectTypeEXT::INSTANCE,
-        vk::Handle::as_raw(term.handle),
+        object_type,
+        object.as_raw(),
         0,
         0,
-        c"vkgen loader".as_ptr(),
+        crate::logging::LOG_TAG.as_ptr(),
         text.as_ptr(),
     );
 }
