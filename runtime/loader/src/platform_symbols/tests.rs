@@ -239,3 +239,53 @@ fn libcxx_strings_read_in_both_forms() {
     // SAFETY: a well-formed empty short string.
     assert!(unsafe { empty.to_bytes() }.is_empty());
 }
+
+/// Every platform lookup goes through the table: outside this module no Android code calls
+/// `dlsym` itself or names a platform library or a GraphicsEnv member (`wsi/desktop/`, the
+/// desktop presenters' `dlsym` of the application's X11 functions, is compiled out of Android
+/// builds with the `desktop` feature).
+#[test]
+fn no_platform_lookup_outside_the_table() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("src dir") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    let forbidden = [
+        "libc::dlsym(",
+        "c\"_ZN7android",
+        "c\"libvndksupport",
+        "c\"libdl_android",
+        "c\"libnativeloader",
+        "c\"libgraphicsenv",
+    ];
+    let mut found = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap_or(file);
+        let rel_s = rel.to_string_lossy();
+        if rel_s.starts_with("platform_symbols") || rel_s.starts_with("wsi/desktop") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("read source");
+        for f in forbidden {
+            if text.contains(f) {
+                found.push(format!("{rel_s}: {f}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "platform lookups outside the table: {found:?}"
+    );
+    // The scan sees what it looks for.
+    let own = std::fs::read_to_string(src.join("platform_symbols.rs")).unwrap();
+    assert!(own.contains(forbidden[0]) && own.contains(forbidden[1]));
+}
