@@ -17,16 +17,18 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-/// libc++'s `std::basic_string<char>` (`std::__1`, ABI v1, LP64): 24 bytes, read through the
-/// `const std::string&` GraphicsEnv's getters return, never written or freed.
+/// libc++'s `std::basic_string<char>` (`std::__1`, ABI v1): three words (24 bytes on LP64), read
+/// through the `const std::string&` GraphicsEnv's getters return, never written or freed.
 #[repr(C)]
 pub struct LibcxxString {
-    bytes: [u8; 24],
+    bytes: [u8; 3 * WORD],
 }
 
+const WORD: usize = std::mem::size_of::<usize>();
+
 impl LibcxxString {
-    /// The string's bytes: long form when bit 0 of byte 0 is set (size at offset 8, data pointer
-    /// at 16), else short (length `byte0 >> 1`, data at offset 1).
+    /// The string's bytes: long form when bit 0 of byte 0 is set (capacity, then size at word 1
+    /// and the data pointer at word 2), else short (length `byte0 >> 1`, the bytes from offset 1).
     ///
     /// # Safety
     /// `self` must be a live libc++ string (for the long form, its data pointer valid for its
@@ -34,20 +36,20 @@ impl LibcxxString {
     pub unsafe fn to_bytes(&self) -> Vec<u8> {
         let b = &self.bytes;
         if b[0] & 1 == 0 {
-            let len = usize::from(b[0] >> 1).min(22);
+            let len = usize::from(b[0] >> 1).min(3 * WORD - 2);
             return b[1..1 + len].to_vec();
         }
         let word = |at: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[at..at + 8]);
-            u64::from_ne_bytes(w)
+            let mut w = [0u8; WORD];
+            w.copy_from_slice(&b[at..at + WORD]);
+            usize::from_ne_bytes(w)
         };
-        let (size, data) = (word(8), word(16) as usize as *const u8);
+        let (size, data) = (word(WORD), word(2 * WORD) as *const u8);
         if data.is_null() {
             return Vec::new();
         }
         // SAFETY: by this function's contract the long form's pointer holds `size` bytes.
-        unsafe { std::slice::from_raw_parts(data, size as usize) }.to_vec()
+        unsafe { std::slice::from_raw_parts(data, size) }.to_vec()
     }
 }
 

@@ -220,22 +220,23 @@ fn a_missing_symbol_fails_the_whole_table_naming_it() {
 
 #[test]
 fn libcxx_strings_read_in_both_forms() {
+    const W: usize = std::mem::size_of::<usize>();
     // Short: length << 1 in byte 0, the bytes from offset 1.
-    let mut short = LibcxxString { bytes: [0; 24] };
+    let mut short = LibcxxString { bytes: [0; 3 * W] };
     short.bytes[0] = 5 << 1;
     short.bytes[1..6].copy_from_slice(b"a:b!/");
     // SAFETY: a well-formed short string.
     assert_eq!(unsafe { short.to_bytes() }, b"a:b!/");
-    // Long: bit 0 set, size at 8, data pointer at 16.
+    // Long: bit 0 set, the size at word 1, the data pointer at word 2.
     let text = b"/data/app/x/base.apk!/lib/arm64-v8a:/data/app/x/lib/arm64";
-    let mut long = LibcxxString { bytes: [0; 24] };
+    let mut long = LibcxxString { bytes: [0; 3 * W] };
     long.bytes[0] = 1 | 64;
-    long.bytes[8..16].copy_from_slice(&(text.len() as u64).to_ne_bytes());
-    long.bytes[16..24].copy_from_slice(&(text.as_ptr() as u64).to_ne_bytes());
+    long.bytes[W..2 * W].copy_from_slice(&text.len().to_ne_bytes());
+    long.bytes[2 * W..3 * W].copy_from_slice(&(text.as_ptr() as usize).to_ne_bytes());
     // SAFETY: a long string whose pointer holds `text.len()` bytes.
     assert_eq!(unsafe { long.to_bytes() }, text);
     // Empty.
-    let empty = LibcxxString { bytes: [0; 24] };
+    let empty = LibcxxString { bytes: [0; 3 * W] };
     // SAFETY: a well-formed empty short string.
     assert!(unsafe { empty.to_bytes() }.is_empty());
 }
