@@ -7,7 +7,7 @@ use std::path::Path;
 use roxmltree::{Document, Node};
 
 use super::text::{attribute_bomb, normalize_newlines};
-use super::{array_len, cdecl, clip, same, sha256_hex, LineIndex, MAX_ATTRIBUTES};
+use super::{array_len, cdecl, clip, same, sections, sha256_hex, LineIndex, MAX_ATTRIBUTES};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
@@ -81,36 +81,35 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     let mut extension_at: std::collections::HashMap<String, (u32, u32)> =
         std::collections::HashMap::new();
     let mut feature_at = extension_at.clone();
+    let mut ahead = sections::parse_ahead(&cx, root);
     for child in root.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "types" => {
-                for t in child.children().filter(Node::is_element) {
-                    if t.tag_name().name() == "type" {
-                        if !api_matches(t) {
-                            continue;
+                for t in sections::type_elements(child) {
+                    let ty = match ahead.types.next(warnings) {
+                        Some(parsed) => parsed,
+                        None => cx.parse_type(t, warnings),
+                    }?;
+                    if let Some(old) = reg.types.get(&ty.name) {
+                        if !same(old, &ty, |t| (t.line, t.col) = (0, 0)) {
+                            return Err(cx.redefined(t, "type", &ty.name, (old.line, old.col)));
                         }
-                        let ty = cx.parse_type(t, warnings)?;
-                        if let Some(old) = reg.types.get(&ty.name) {
-                            if !same(old, &ty, |t| (t.line, t.col) = (0, 0)) {
-                                return Err(cx.redefined(t, "type", &ty.name, (old.line, old.col)));
-                            }
-                            continue;
-                        }
-                        if ty.name == "VK_HEADER_VERSION" {
-                            reg.header_version = header_version(t)
-                                .ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
-                        }
-                        reg.types.insert(ty.name.clone(), ty);
+                        continue;
                     }
+                    if ty.name == "VK_HEADER_VERSION" {
+                        reg.header_version = header_version(t)
+                            .ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
+                    }
+                    reg.types.insert(ty.name.clone(), ty);
                 }
             }
             "enums" => cx.parse_enums(child, &mut reg, warnings)?,
             "commands" => {
-                for c in child.children().filter(|n| n.has_tag_name("command")) {
-                    if !api_matches(c) {
-                        continue;
-                    }
-                    let cmd = cx.parse_command(c)?;
+                for c in sections::command_elements(child) {
+                    let cmd = match ahead.commands.next(warnings) {
+                        Some(parsed) => parsed,
+                        None => cx.parse_command(c),
+                    }?;
                     if let Some(old) = reg.commands.get(&cmd.name) {
                         if !same(old, &cmd, |c| (c.line, c.col) = (0, 0)) {
                             return Err(cx.redefined(c, "command", &cmd.name, (old.line, old.col)));
@@ -131,8 +130,11 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                 }
             }
             "extensions" => {
-                for e in child.children().filter(|n| n.has_tag_name("extension")) {
-                    let x = cx.parse_extension(e, warnings)?;
+                for e in sections::extension_elements(child) {
+                    let x = match ahead.extensions.next(warnings) {
+                        Some(parsed) => parsed,
+                        None => cx.parse_extension(e, warnings),
+                    }?;
                     if let Some(&first) = extension_at.get(&x.name) {
                         return Err(cx.redefined(e, "extension", &x.name, first));
                     }
