@@ -81,11 +81,11 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     let mut extension_at: std::collections::HashMap<String, (u32, u32)> =
         std::collections::HashMap::new();
     let mut feature_at = extension_at.clone();
-    let mut ahead = sections::parse_ahead(&cx, root);
+    let mut ahead = parse_ahead(&cx, root);
     for child in root.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "types" => {
-                for t in sections::type_elements(child) {
+                for t in type_elements(child) {
                     let ty = match ahead.types.next(warnings) {
                         Some(parsed) => parsed,
                         None => cx.parse_type(t, warnings),
@@ -105,7 +105,7 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
             }
             "enums" => cx.parse_enums(child, &mut reg, warnings)?,
             "commands" => {
-                for c in sections::command_elements(child) {
+                for c in command_elements(child) {
                     let cmd = match ahead.commands.next(warnings) {
                         Some(parsed) => parsed,
                         None => cx.parse_command(c),
@@ -130,7 +130,7 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                 }
             }
             "extensions" => {
-                for e in sections::extension_elements(child) {
+                for e in extension_elements(child) {
                     let x = match ahead.extensions.next(warnings) {
                         Some(parsed) => parsed,
                         None => cx.parse_extension(e, warnings),
@@ -153,6 +153,69 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
         }
     }
     Ok(reg)
+}
+
+/// The three sections parsed ahead of the fold.
+pub(super) struct Sections {
+    pub(super) types: sections::Parsed<Type>,
+    pub(super) commands: sections::Parsed<Command>,
+    pub(super) extensions: sections::Parsed<Extension>,
+}
+
+/// The `<type>` elements of a `<types>` section that are the fold's.
+pub(super) fn type_elements<'a, 'i>(section: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
+    section
+        .children()
+        .filter(|t| t.is_element() && t.tag_name().name() == "type" && api_matches(*t))
+}
+
+/// The `<command>` elements of a `<commands>` section that are the fold's.
+pub(super) fn command_elements<'a, 'i>(
+    section: Node<'a, 'i>,
+) -> impl Iterator<Item = Node<'a, 'i>> {
+    section
+        .children()
+        .filter(|c| c.has_tag_name("command") && api_matches(*c))
+}
+
+/// The `<extension>` elements of an `<extensions>` section.
+pub(super) fn extension_elements<'a, 'i>(
+    section: Node<'a, 'i>,
+) -> impl Iterator<Item = Node<'a, 'i>> {
+    section.children().filter(|e| e.has_tag_name("extension"))
+}
+
+/// Parses the three sections under `root`, two of them on scoped threads.
+pub(super) fn parse_ahead(cx: &Cx, root: Node) -> Sections {
+    let sections = move |name: &'static str| {
+        root.children()
+            .filter(move |c| c.is_element() && c.tag_name().name() == name)
+    };
+    std::thread::scope(|s| {
+        let types = s.spawn(|| {
+            sections::ahead(sections("types").flat_map(type_elements), |t, w| {
+                cx.parse_type(t, w)
+            })
+        });
+        let commands = s.spawn(|| {
+            sections::ahead(sections("commands").flat_map(command_elements), |c, _| {
+                cx.parse_command(c)
+            })
+        });
+        let extensions = sections::ahead(
+            sections("extensions").flat_map(extension_elements),
+            |e, w| cx.parse_extension(e, w),
+        );
+        Sections {
+            types: types
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            commands: commands
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            extensions,
+        }
+    })
 }
 
 /// The member or parameter names of one declaration seen so far, with where each was declared:
