@@ -71,6 +71,33 @@ pub struct Generated {
     /// The API version the tables were generated for (`--api-version`, else the registry's
     /// newest).
     pub api_version: (u32, u32),
+    /// Where the time went (`vkgen generate --timings`, the generator benchmark).
+    pub timings: Timings,
+}
+
+/// Wall time of each phase of one [`generate`], in the order they ran. The emitters run in
+/// parallel, so their rows overlap: the run's wall time is the `emitters` row, not their sum.
+#[derive(Debug, Clone, Default)]
+pub struct Timings {
+    pub phases: Vec<(String, std::time::Duration)>,
+}
+
+impl Timings {
+    fn record<T>(&mut self, phase: &str, f: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let out = f();
+        self.phases.push((phase.to_owned(), start.elapsed()));
+        out
+    }
+
+    /// The rows as a table (`phase  ms`), emitters marked as running in parallel.
+    pub fn table(&self) -> String {
+        let width = self.phases.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
+        self.phases
+            .iter()
+            .map(|(p, d)| format!("{p:<width$}  {:8.2} ms\n", d.as_secs_f64() * 1000.0))
+            .collect()
+    }
 }
 
 /// `(REGISTRY_VERSION, REGISTRY_SHA256)` recorded by a generated crate in `dir`, if any: what
@@ -131,8 +158,19 @@ pub fn load_bytes(
 
 /// Generates the crate described in `docs/generated-api.md` in memory.
 pub fn generate(opts: &Options) -> Result<Generated> {
-    let (loaded, source) = load(opts)?;
-    generate_loaded(loaded, source, opts)
+    let start = std::time::Instant::now();
+    let (loaded, source) = std::thread::scope(|s| {
+        // ash's layout table is built in, not read from the registry: it is parsed on another
+        // thread while vk.xml is, instead of after it in `select`.
+        s.spawn(ash_layouts::Table::builtin);
+        load(opts)
+    })?;
+    let parsed = start.elapsed();
+    let mut g = generate_loaded(loaded, source, opts)?;
+    g.timings
+        .phases
+        .insert(0, ("read + parse (+ overlay)".to_owned(), parsed));
+    Ok(g)
 }
 
 /// One generated file's emitter.
@@ -176,12 +214,16 @@ pub fn generate_loaded(
     source: registry::Source,
     opts: &Options,
 ) -> Result<Generated> {
+    let mut timings = Timings::default();
     let reg = &loaded.registry;
     let highest = select::highest_version(reg);
     let version = opts.api_version.unwrap_or(highest);
     check_api_version(version, highest)?;
-    let ash = ash_types::AshTypes::for_registry(reg);
-    let sel = select::select(reg, version, &ash);
+    let (ash, sel) = timings.record("select", || {
+        let ash = ash_types::AshTypes::for_registry(reg);
+        let sel = select::select(reg, version, &ash);
+        (ash, sel)
+    });
     let cx = emit::Ctx {
         sel: &sel,
         ash: &ash,
@@ -193,9 +235,21 @@ pub fn generate_loaded(
     let registry_name = format!("vk.xml {}.{}.{}", highest.0, highest.1, reg.header_version);
     let regenerate = regenerate_command(highest, version, reg.header_version);
 
-    emit::prerequisites::check(&cx, &source.path)?;
+    timings.record("prerequisites", || {
+        emit::prerequisites::check(&cx, &source.path)
+    })?;
     // The emitters are independent; formatting dominates, so they run on all cores.
-    let mut files = run_emitters(&EMITTERS, &cx)?;
+    let start = std::time::Instant::now();
+    let emitted = run_emitters(&EMITTERS, &cx)?;
+    timings
+        .phases
+        .push(("emitters (in parallel)".to_owned(), start.elapsed()));
+    let mut files = Vec::with_capacity(emitted.len() + 8);
+    for (file, took) in emitted {
+        timings.phases.push((format!("  {}", file.path), took));
+        files.push(file);
+    }
+    let start = std::time::Instant::now();
     files.push(OutputFile {
         path: "src/lib.rs".into(),
         contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
@@ -227,6 +281,9 @@ pub fn generate_loaded(
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    timings
+        .phases
+        .push(("crate files, headers".to_owned(), start.elapsed()));
     Ok(Generated {
         files,
         registry: source,
@@ -237,6 +294,7 @@ pub fn generate_loaded(
             reg.source_sha256.clone(),
         ),
         api_version: version,
+        timings,
     })
 }
 
@@ -276,16 +334,24 @@ fn regenerate_command(highest: (u32, u32), version: (u32, u32), header_version: 
 }
 
 /// Runs the emitters, one thread each: they are independent and formatting dominates. A
-/// panicking emitter is an error, not a crash of the whole run.
-fn run_emitters(emitters: &[(&str, Emitter)], cx: &emit::Ctx) -> Result<Vec<OutputFile>> {
-    let results: Vec<Result<OutputFile>> = std::thread::scope(|s| {
+/// panicking emitter is an error, not a crash of the whole run. Each file comes with its
+/// emitter's wall time.
+fn run_emitters(
+    emitters: &[(&str, Emitter)],
+    cx: &emit::Ctx,
+) -> Result<Vec<(OutputFile, std::time::Duration)>> {
+    let results: Vec<Result<(OutputFile, std::time::Duration)>> = std::thread::scope(|s| {
         let handles: Vec<_> = emitters
             .iter()
             .map(|(path, f)| {
                 s.spawn(move || {
-                    f(cx).map(|contents| OutputFile {
-                        path: (*path).to_owned(),
-                        contents,
+                    let start = std::time::Instant::now();
+                    f(cx).map(|contents| {
+                        let file = OutputFile {
+                            path: (*path).to_owned(),
+                            contents,
+                        };
+                        (file, start.elapsed())
                     })
                 })
             })

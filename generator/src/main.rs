@@ -42,6 +42,9 @@ enum Command {
         /// Write nothing; exit 1 listing the files that differ from what would be generated
         #[arg(long)]
         check: bool,
+        /// Print the wall time of each phase (parse, select, every emitter, writing) to stderr
+        #[arg(long)]
+        timings: bool,
     },
     /// Scaffolds a driver crate on vkgen's driver kit: unedited, one working (null-like) device.
     Driver {
@@ -295,10 +298,20 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             registry,
             out,
             check,
+            timings,
         } => {
             let mut opts = options(&registry);
             opts.self_regenerating = vkgen::build::generator_beside(&out);
             let g = vkgen::generate(&opts)?;
+            let print_timings = |g: &vkgen::Generated, wrote: Option<std::time::Duration>| {
+                if timings {
+                    let mut t = g.timings.clone();
+                    if let Some(w) = wrote {
+                        t.phases.push(("write".to_owned(), w));
+                    }
+                    eprint!("{}", t.table());
+                }
+            };
             eprintln!(
                 "vkgen: registry {} (from {})",
                 g.registry.path.display(),
@@ -308,7 +321,9 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 eprintln!("vkgen: warning: {w}");
             }
             if check {
+                let start = std::time::Instant::now();
                 let s = vkgen::check(&g.files, &out);
+                print_timings(&g, Some(start.elapsed()));
                 if s.is_fresh() {
                     eprintln!("vkgen: {} is up to date ({})", out.display(), g.summary);
                     return Ok(ExitCode::SUCCESS);
@@ -342,7 +357,9 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                 println!("regenerate with: {cmd}");
                 return Ok(ExitCode::from(1));
             }
+            let start = std::time::Instant::now();
             vkgen::write(&g.files, &out)?;
+            print_timings(&g, Some(start.elapsed()));
             eprintln!(
                 "vkgen: wrote {} files to {} ({})",
                 g.files.len(),

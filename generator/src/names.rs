@@ -2,7 +2,52 @@
 //! `VkImageUsageFlagBits` → `ImageUsageFlags`, `VK_STRUCTURE_TYPE_FOO` in `VkStructureType` → `FOO`,
 //! `vkCreateImage` → `create_image`, `pNext` → `p_next`.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use heck::{ToShoutySnakeCase, ToSnakeCase};
+
+/// heck's `snake_case` of `s`, remembered: a registry spells the same few thousand names tens of
+/// thousands of times (every `sType`, every enum group's stem), and heck's conversion, which
+/// formats word by word, was a tenth of a whole `generate`.
+pub fn snake(s: &str) -> String {
+    remembered(&SNAKE, s, |s| s.to_snake_case())
+}
+
+/// heck's `SHOUTY_SNAKE_CASE` of `s`, remembered like [`snake`].
+pub fn shouty(s: &str) -> String {
+    remembered(&SHOUTY, s, |s| s.to_shouty_snake_case())
+}
+
+type Memo = RefCell<HashMap<String, String>>;
+
+thread_local! {
+    static SNAKE: Memo = RefCell::new(HashMap::new());
+    static SHOUTY: Memo = RefCell::new(HashMap::new());
+}
+
+/// Most names a thread remembers: a registry has fewer than 40,000 distinct ones; past this (a
+/// long-lived process generating from many inputs) the memo starts again rather than grow.
+const MEMO_LIMIT: usize = 1 << 16;
+
+fn remembered(
+    memo: &'static std::thread::LocalKey<Memo>,
+    s: &str,
+    convert: fn(&str) -> String,
+) -> String {
+    memo.with(|m| {
+        if let Some(v) = m.borrow().get(s) {
+            return v.clone();
+        }
+        let v = convert(s);
+        let mut m = m.borrow_mut();
+        if m.len() >= MEMO_LIMIT {
+            m.clear();
+        }
+        m.insert(s.to_owned(), v.clone());
+        v
+    })
+}
 
 /// Rust type name in the `vk` module (without the module path).
 pub fn type_name(vk: &str) -> String {
@@ -13,7 +58,7 @@ pub fn type_name(vk: &str) -> String {
 /// `vkCreateImage` → `create_image`.
 pub fn command_field(cmd: &str) -> String {
     let base = cmd.strip_prefix("vk").unwrap_or(cmd);
-    escape(&base.to_snake_case())
+    escape(&snake(base))
 }
 
 /// Struct member / parameter name.
@@ -21,7 +66,7 @@ pub fn field_name(c: &str) -> String {
     if c == "type" {
         return "ty".into();
     }
-    escape(&c.to_snake_case())
+    escape(&snake(c))
 }
 
 fn escape(s: &str) -> String {
@@ -77,8 +122,68 @@ pub fn is_rust_identifier(s: &str) -> bool {
     if raw {
         !matches!(body, "self" | "Self" | "super" | "crate")
     } else {
-        syn::parse_str::<syn::Ident>(body).is_ok()
+        !is_reserved(body)
     }
+}
+
+/// Whether an identifier-shaped word is one `syn` refuses as a plain identifier: the strict,
+/// reserved and weak keywords it lists (syn 2's `accept_as_ident`). Asking syn itself tokenized
+/// each name, a tenth of a whole `generate` in the emitters; a test keeps the two in step.
+pub fn is_reserved(word: &str) -> bool {
+    matches!(
+        word,
+        "_" | "abstract"
+            | "as"
+            | "async"
+            | "await"
+            | "become"
+            | "box"
+            | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "do"
+            | "dyn"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "final"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "macro"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "override"
+            | "priv"
+            | "pub"
+            | "ref"
+            | "return"
+            | "Self"
+            | "self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "try"
+            | "type"
+            | "typeof"
+            | "unsafe"
+            | "unsized"
+            | "use"
+            | "virtual"
+            | "where"
+            | "while"
+            | "yield"
+    )
 }
 
 const VENDOR_TAGS: &[&str] = &[
@@ -139,7 +244,7 @@ pub fn variant_name(group: &str, value: &str) -> String {
         .unwrap_or(group);
     stem = stem.strip_prefix("Vk").unwrap_or(stem);
     let stem = stem.replace("FlagBits", "").replace("Flags", "");
-    let shouty = stem.to_shouty_snake_case();
+    let shouty = shouty(&stem);
     // `VkAccessFlagBits2` values are spelled `VK_ACCESS_2_…`.
     let split_digit = match shouty
         .char_indices()
@@ -193,6 +298,107 @@ pub fn constant_name(c: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reserved_words_are_the_ones_syn_refuses() {
+        // Every Rust keyword of the 2015–2024 editions, weak ones included, plus words that are
+        // not keywords: `is_reserved` must answer as `syn::parse_str::<Ident>` does.
+        let words = [
+            "_",
+            "abstract",
+            "as",
+            "async",
+            "await",
+            "become",
+            "box",
+            "break",
+            "const",
+            "continue",
+            "crate",
+            "do",
+            "dyn",
+            "else",
+            "enum",
+            "extern",
+            "false",
+            "final",
+            "fn",
+            "for",
+            "if",
+            "impl",
+            "in",
+            "let",
+            "loop",
+            "macro",
+            "match",
+            "mod",
+            "move",
+            "mut",
+            "override",
+            "priv",
+            "pub",
+            "ref",
+            "return",
+            "Self",
+            "self",
+            "static",
+            "struct",
+            "super",
+            "trait",
+            "true",
+            "try",
+            "type",
+            "typeof",
+            "unsafe",
+            "unsized",
+            "use",
+            "virtual",
+            "where",
+            "while",
+            "yield",
+            "gen",
+            "union",
+            "raw",
+            "safe",
+            "auto",
+            "default",
+            "macro_rules",
+            "r",
+            "b",
+            "br",
+            "c",
+            "cr",
+            "p_next",
+            "s_type",
+            "ty",
+            "Self_",
+            "self_",
+            "_x",
+            "x1",
+        ];
+        for w in words {
+            assert_eq!(
+                is_reserved(w),
+                syn::parse_str::<syn::Ident>(w).is_err(),
+                "`{w}`"
+            );
+        }
+    }
+
+    #[test]
+    fn remembered_conversions_are_heck_s() {
+        for name in [
+            "pNext",
+            "sType",
+            "VkPhysicalDevice8BitStorageFeatures",
+            "vkCmdDraw",
+        ] {
+            for _ in 0..2 {
+                assert_eq!(snake(name), name.to_snake_case());
+                assert_eq!(shouty(name), name.to_shouty_snake_case());
+            }
+        }
+    }
 
     #[test]
     fn ash_names() {

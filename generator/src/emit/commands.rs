@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use heck::ToShoutySnakeCase;
 use proc_macro2::Literal;
 use quote::quote;
 
@@ -92,7 +91,7 @@ fn rows(cx: &Ctx) -> Result<Rows> {
             exts.len(),
             c.exported
         ));
-        let const_name = super::ident(&c.name.trim_start_matches("vk").to_shouty_snake_case());
+        let const_name = super::ident(&crate::names::shouty(c.name.trim_start_matches("vk")));
         out.ids.push_str(&format!(
             "/// `{}`\npub const {const_name}: CommandId = CommandId({i});\n",
             c.name

@@ -77,7 +77,7 @@ fn table(
     what: &str,
 ) -> (TokenStream, Vec<(String, String)>) {
     let tname = format_ident!("{}", name);
-    let snake = heck::ToSnakeCase::to_snake_case(name);
+    let snake = crate::names::snake(name);
     let stub_mod = format_ident!("{}_stubs", snake);
     let cmds: Vec<_> = cx
         .sel
@@ -139,7 +139,7 @@ fn table(
         (m.inits.clone(), inits),
         (m.lists.clone(), filler_lists(name, &starts, &fillers)),
     ];
-    let upper = heck::ToShoutySnakeCase::to_shouty_snake_case(name);
+    let upper = crate::names::shouty(name);
     fills.extend([
         (
             m.slot_table.clone(),
@@ -219,10 +219,7 @@ fn table_tokens(tname: &proc_macro2::Ident, doc: &str, len: usize, m: &Markers) 
         id(&m.fill),
         id(&m.slot_commands),
     );
-    let stub_mod = format_ident!(
-        "{}_stubs",
-        heck::ToSnakeCase::to_snake_case(tname.to_string().as_str())
-    );
+    let stub_mod = format_ident!("{}_stubs", crate::names::snake(tname.to_string().as_str()));
     let n = Literal::usize_unsuffixed(len);
     let words = Literal::usize_unsuffixed(len.div_ceil(64).max(1));
     quote! {
@@ -311,7 +308,7 @@ fn table_tokens(tname: &proc_macro2::Ident, doc: &str, len: usize, m: &Markers) 
 /// The two statics [`dispatch_table::fill`] reads for table `name`: where each slot's commands
 /// start, and the commands, as generated text.
 fn filler_lists(name: &str, starts: &[usize], fillers: &[usize]) -> String {
-    let upper = heck::ToShoutySnakeCase::to_shouty_snake_case(name);
+    let upper = crate::names::shouty(name);
     let list = |items: Vec<String>| {
         let mut out = String::new();
         for chunk in items.chunks(8) {

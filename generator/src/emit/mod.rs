@@ -130,7 +130,8 @@ pub fn ident(s: &str) -> Ident {
         return Ident::new(&format!("_{cleaned}"), Span::call_site());
     }
     let s = cleaned.as_str();
-    if syn::parse_str::<Ident>(s).is_ok() {
+    // `cleaned` is identifier-shaped: only a keyword keeps it from being a plain identifier.
+    if !crate::names::is_reserved(s) {
         Ident::new(s, Span::call_site())
     } else if matches!(s, "self" | "Self" | "super" | "crate" | "_") {
         // No raw form exists for these; loading refuses them, this keeps `ident` total.

@@ -18,6 +18,7 @@ mod formats;
 mod interface;
 mod overlay;
 mod parse;
+mod sections;
 pub mod text;
 mod validate;
 mod values;

@@ -7,7 +7,7 @@ use std::path::Path;
 use roxmltree::{Document, Node};
 
 use super::text::{attribute_bomb, normalize_newlines};
-use super::{array_len, cdecl, clip, same, sha256_hex, LineIndex, MAX_ATTRIBUTES};
+use super::{array_len, cdecl, clip, same, sections, sha256_hex, LineIndex, MAX_ATTRIBUTES};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
@@ -16,26 +16,44 @@ use crate::names;
 /// API constant, `<enums>` block, enumerant, feature or extension is an error naming both places,
 /// unless it is identical to the first (vk.xml repeats some definitions verbatim).
 pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Registry> {
-    let source_sha256 = sha256_hex(text.as_bytes());
+    let original = text;
     let text = &*normalize_newlines(text);
-    let index = LineIndex::new(text);
-    if let Some(at) = attribute_bomb(text.as_bytes()) {
-        let (line, col) = index.line_col(at);
-        return Err(Error::Xml {
-            path: path.to_owned(),
-            line,
-            col,
-            message: format!("element with more than {MAX_ATTRIBUTES} attributes"),
-        });
-    }
-    let doc = Document::parse_with_options(
-        text,
-        roxmltree::ParsingOptions {
-            allow_dtd: true,
-            ..Default::default()
-        },
-    )
-    .map_err(|e| {
+    // The digest and the position index need only the text, so they are made on two more
+    // threads while roxmltree parses: together they were a fifth of parsing vk.xml.
+    let (source_sha256, index, doc) = std::thread::scope(|s| {
+        let sha = s.spawn(|| sha256_hex(original.as_bytes()));
+        let index = s.spawn(|| LineIndex::new(text));
+        let doc = match attribute_bomb(text.as_bytes()) {
+            Some(at) => Err(at),
+            None => Ok(Document::parse_with_options(
+                text,
+                roxmltree::ParsingOptions {
+                    allow_dtd: true,
+                    ..Default::default()
+                },
+            )),
+        };
+        (
+            sha.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            index
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            doc,
+        )
+    });
+    let doc = match doc {
+        Ok(doc) => doc,
+        Err(at) => {
+            let (line, col) = index.line_col(at);
+            return Err(Error::Xml {
+                path: path.to_owned(),
+                line,
+                col,
+                message: format!("element with more than {MAX_ATTRIBUTES} attributes"),
+            });
+        }
+    };
+    let doc = doc.map_err(|e| {
         let pos = e.pos();
         Error::Xml {
             path: path.to_owned(),
@@ -63,36 +81,35 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     let mut extension_at: std::collections::HashMap<String, (u32, u32)> =
         std::collections::HashMap::new();
     let mut feature_at = extension_at.clone();
+    let mut ahead = parse_ahead(&cx, root);
     for child in root.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "types" => {
-                for t in child.children().filter(Node::is_element) {
-                    if t.tag_name().name() == "type" {
-                        if !api_matches(t) {
-                            continue;
+                for t in type_elements(child) {
+                    let ty = match ahead.types.next(warnings) {
+                        Some(parsed) => parsed,
+                        None => cx.parse_type(t, warnings),
+                    }?;
+                    if let Some(old) = reg.types.get(&ty.name) {
+                        if !same(old, &ty, |t| (t.line, t.col) = (0, 0)) {
+                            return Err(cx.redefined(t, "type", &ty.name, (old.line, old.col)));
                         }
-                        let ty = cx.parse_type(t, warnings)?;
-                        if let Some(old) = reg.types.get(&ty.name) {
-                            if !same(old, &ty, |t| (t.line, t.col) = (0, 0)) {
-                                return Err(cx.redefined(t, "type", &ty.name, (old.line, old.col)));
-                            }
-                            continue;
-                        }
-                        if ty.name == "VK_HEADER_VERSION" {
-                            reg.header_version = header_version(t)
-                                .ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
-                        }
-                        reg.types.insert(ty.name.clone(), ty);
+                        continue;
                     }
+                    if ty.name == "VK_HEADER_VERSION" {
+                        reg.header_version = header_version(t)
+                            .ok_or_else(|| cx.schema(t, "bad VK_HEADER_VERSION".into()))?;
+                    }
+                    reg.types.insert(ty.name.clone(), ty);
                 }
             }
             "enums" => cx.parse_enums(child, &mut reg, warnings)?,
             "commands" => {
-                for c in child.children().filter(|n| n.has_tag_name("command")) {
-                    if !api_matches(c) {
-                        continue;
-                    }
-                    let cmd = cx.parse_command(c)?;
+                for c in command_elements(child) {
+                    let cmd = match ahead.commands.next(warnings) {
+                        Some(parsed) => parsed,
+                        None => cx.parse_command(c),
+                    }?;
                     if let Some(old) = reg.commands.get(&cmd.name) {
                         if !same(old, &cmd, |c| (c.line, c.col) = (0, 0)) {
                             return Err(cx.redefined(c, "command", &cmd.name, (old.line, old.col)));
@@ -113,8 +130,11 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
                 }
             }
             "extensions" => {
-                for e in child.children().filter(|n| n.has_tag_name("extension")) {
-                    let x = cx.parse_extension(e, warnings)?;
+                for e in extension_elements(child) {
+                    let x = match ahead.extensions.next(warnings) {
+                        Some(parsed) => parsed,
+                        None => cx.parse_extension(e, warnings),
+                    }?;
                     if let Some(&first) = extension_at.get(&x.name) {
                         return Err(cx.redefined(e, "extension", &x.name, first));
                     }
@@ -135,10 +155,74 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     Ok(reg)
 }
 
+/// The three sections parsed ahead of the fold.
+pub(super) struct Sections {
+    pub(super) types: sections::Parsed<Type>,
+    pub(super) commands: sections::Parsed<Command>,
+    pub(super) extensions: sections::Parsed<Extension>,
+}
+
+/// The `<type>` elements of a `<types>` section that are the fold's.
+pub(super) fn type_elements<'a, 'i>(section: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
+    section
+        .children()
+        .filter(|t| t.is_element() && t.tag_name().name() == "type" && api_matches(*t))
+}
+
+/// The `<command>` elements of a `<commands>` section that are the fold's.
+pub(super) fn command_elements<'a, 'i>(
+    section: Node<'a, 'i>,
+) -> impl Iterator<Item = Node<'a, 'i>> {
+    section
+        .children()
+        .filter(|c| c.has_tag_name("command") && api_matches(*c))
+}
+
+/// The `<extension>` elements of an `<extensions>` section.
+pub(super) fn extension_elements<'a, 'i>(
+    section: Node<'a, 'i>,
+) -> impl Iterator<Item = Node<'a, 'i>> {
+    section.children().filter(|e| e.has_tag_name("extension"))
+}
+
+/// Parses the three sections under `root`, two of them on scoped threads.
+pub(super) fn parse_ahead(cx: &Cx, root: Node) -> Sections {
+    let sections = move |name: &'static str| {
+        root.children()
+            .filter(move |c| c.is_element() && c.tag_name().name() == name)
+    };
+    std::thread::scope(|s| {
+        let types = s.spawn(|| {
+            sections::ahead(sections("types").flat_map(type_elements), |t, w| {
+                cx.parse_type(t, w)
+            })
+        });
+        let commands = s.spawn(|| {
+            sections::ahead(sections("commands").flat_map(command_elements), |c, _| {
+                cx.parse_command(c)
+            })
+        });
+        let extensions = sections::ahead(
+            sections("extensions").flat_map(extension_elements),
+            |e, w| cx.parse_extension(e, w),
+        );
+        Sections {
+            types: types
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            commands: commands
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            extensions,
+        }
+    })
+}
+
 /// The member or parameter names of one declaration seen so far, with where each was declared:
 /// two fields of one name would make a struct or function the generated crate cannot compile.
+/// Kept as byte offsets: a position is turned into a line and column only for the error.
 #[derive(Default)]
-struct FieldNames(std::collections::HashMap<String, (u32, u32)>);
+struct FieldNames(std::collections::HashMap<String, usize>);
 
 impl FieldNames {
     pub(super) fn check(
@@ -149,16 +233,19 @@ impl FieldNames {
         what: &str,
         name: &str,
     ) -> Result<()> {
-        let at = cx.pos(n);
-        match self.0.insert(name.to_owned(), at) {
+        match self.0.insert(name.to_owned(), n.range().start) {
             None => Ok(()),
-            Some((line, col)) => Err(cx.schema(
+            Some(first) => Err(cx.schema(
                 n,
                 format!(
-                    "{what} `{}` of `{}` is declared twice; the first is at {}:{line}:{col}",
+                    "{what} `{}` of `{}` is declared twice; the first is at {}:{}",
                     clip(name),
                     clip(owner),
-                    cx.path.display()
+                    cx.path.display(),
+                    {
+                        let (line, col) = cx.index.line_col(first);
+                        format!("{line}:{col}")
+                    }
                 ),
             )),
         }
