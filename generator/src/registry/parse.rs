@@ -16,8 +16,29 @@ use crate::names;
 /// API constant, `<enums>` block, enumerant, feature or extension is an error naming both places,
 /// unless it is identical to the first (vk.xml repeats some definitions verbatim).
 pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Registry> {
-    let original = text;
-    let text = &*normalize_newlines(text);
+    let normalized = normalize_newlines(text);
+    let (source_sha256, index, doc) = read_document(text, &normalized, path)?;
+    let root = doc.root_element();
+    let cx = Cx { path, index };
+    if root.tag_name().name() != "registry" {
+        return Err(cx.schema(
+            root,
+            format!(
+                "root element is <{}>, expected <registry>",
+                root.tag_name().name()
+            ),
+        ));
+    }
+    build(&cx, root, source_sha256, warnings)
+}
+
+/// The registry's digest (of `original`, as `sha256sum` gives it), the position index and the
+/// XML tree of `text` (`original` with XML's end-of-line handling done).
+fn read_document<'t>(
+    original: &str,
+    text: &'t str,
+    path: &Path,
+) -> Result<(String, LineIndex<'t>, Document<'t>)> {
     // The digest and the position index need only the text, so they are made on two more
     // threads while roxmltree parses: together they were a fifth of parsing vk.xml.
     let (source_sha256, index, doc) = std::thread::scope(|s| {
@@ -62,17 +83,18 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
             message: e.to_string(),
         }
     })?;
-    let root = doc.root_element();
-    let cx = Cx { path, index };
-    if root.tag_name().name() != "registry" {
-        return Err(cx.schema(
-            root,
-            format!(
-                "root element is <{}>, expected <registry>",
-                root.tag_name().name()
-            ),
-        ));
-    }
+    Ok((source_sha256, index, doc))
+}
+
+/// The model from the tree: sections in document order, each element checked against what came
+/// before (a second, different definition is an error; an identical one is skipped).
+fn build(
+    cx: &Cx,
+    root: Node,
+    source_sha256: String,
+    warnings: &mut Vec<String>,
+) -> Result<Registry> {
+    let path = cx.path;
     let mut reg = Registry {
         source_sha256,
         ..Registry::default()
@@ -81,7 +103,7 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     let mut extension_at: std::collections::HashMap<String, (u32, u32)> =
         std::collections::HashMap::new();
     let mut feature_at = extension_at.clone();
-    let mut ahead = parse_ahead(&cx, root);
+    let mut ahead = parse_ahead(cx, root);
     for child in root.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "types" => {
