@@ -389,7 +389,7 @@ pub fn table_file(
          generated from: header {}, SHA-256 {}.\n\
          vkgen reuses an ash type only where the registry's definition equals the one here\n\
          (see generator/src/ash_layouts.rs).\n\
-         Regenerate: cargo run -p vkgen -- ash-layouts --registry <vk-1.3.281.xml> --out registry/ash-0.38-layouts.txt\n\
+         Regenerate: cargo run -p vkgen-generator -- ash-layouts --registry <vk-1.3.281.xml> --out registry/ash-0.38-layouts.txt\n\
          Format: `struct NAME` or `union NAME`, then one `<TAB>member<TAB>C type[<TAB>sType=value]`\n\
          line per member; `alias NAME TARGET` for ash's aliases.",
         reg.header_version, reg.source_sha256

@@ -72,6 +72,9 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
             // `resolved.driver` and `raw` its raw extension list.
             let support =
                 unsafe { crate::wsi::device_support(resolved.driver, resolved.handle, &raw) };
+            if !support.hal && support.native_buffer_spec.is_none() {
+                crate::driver::adapter::warn_unadapted_icd(resolved.driver.name());
+            }
             let visible =
                 extensions::visible_device_extensions(&raw, resolved.driver.name(), &support);
             // SAFETY: `count` and `out` are the application's count (null is refused by
