@@ -11,7 +11,7 @@
 //! time each structure of the registry is compared with it: member names, C types (base type,
 //! `const`, pointer depth, array lengths with constants resolved, bitfield widths), order, and the
 //! fixed `sType` value (by number: promotion renames it). The one const-ness not compared is
-//! `pNext`'s (`void*` or `const void*`, see [`both_next_pointers`]). Type names compare after
+//! `pNext`'s (`void*` or `const void*`, see `both_next_pointers`). Type names compare after
 //! following aliases on both sides (`VkFooKHR` and `VkFoo` are one Rust type in ash). A structure
 //! that differs is emitted from the registry, and so is every reused structure (or function
 //! pointer) that refers to an emitted one, by value or through a pointer, so that no ash type is

@@ -11,7 +11,7 @@
 //! | app layer | `OpenNativeLibraryInNamespace(GraphicsEnv::getAppNamespace(), path)` | [`Linker::open_in_app_namespace`] |
 //! | `/data/local/debug/vulkan` layer, or no app namespace | `dlopen(path, RTLD_NOW \| RTLD_LOCAL)` | [`Linker::dlopen`] |
 //!
-//! On Android ([`AndroidLinker`]) the platform functions are looked up at run time (`dlsym`), so
+//! On Android (`AndroidLinker`) the platform functions are looked up at run time (`dlsym`), so
 //! `libvulkan.so` still needs only liblog, libnativewindow, libdl and libc: a missing function
 //! behaves as AOSP's call returning null (no namespace, library not loaded). On other hosts
 //! ([`HostLinker`]) a namespace is a list of dirs on the configured root (the driver namespace is

@@ -1,6 +1,6 @@
 //! Physical devices at the bottom of the chain: the loader's wrappers for several drivers and
 //! their stubs, and the extension list applications see. Which driver a `VkPhysicalDevice`
-//! belongs to ([`crate::driver_handles`]) and the wrapper's data ([`PhysicalDeviceWrapper`], in
+//! belongs to (`crate::driver_handles`) and the wrapper's data ([`PhysicalDeviceWrapper`], in
 //! `dispatch_data`) are shared with the WSI, so they live below both.
 //!
 //! **One driver** (passthrough): the driver's physical devices go up unwrapped, word 0 pointing
