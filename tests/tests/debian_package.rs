@@ -62,8 +62,7 @@ fn the_debian_package_replaces_libvulkan_and_removes_cleanly() {
     // The host's own state, compared after the run: the namespace must have kept every change.
     let host_before = host_state();
     let mut cmd = privileged();
-    cmd.arg("env")
-        .arg(format!("{}={SCENARIO}", vkgen_tests::env::CHILD_VAR))
+    cmd.arg(format!("{}={SCENARIO}", vkgen_tests::env::CHILD_VAR))
         .arg(format!("{DEB_VAR}={}", deb.display()))
         .args(["unshare", "--mount", "--fork", "--"])
         .arg(std::env::current_exe().unwrap())
@@ -125,7 +124,8 @@ fn build_package(out_dir: &Path) -> PathBuf {
     debs.into_iter().next().unwrap()
 }
 
-/// A command run as root: directly when the tests are, else through `sudo -n`.
+/// `env`, run as root (directly when the tests are, else through `sudo -n`), to which the
+/// caller adds the variables and the command.
 fn privileged() -> Command {
     // SAFETY: geteuid has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } == 0 {
