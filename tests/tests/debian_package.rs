@@ -1,7 +1,7 @@
 //! The Debian package (issue 33; README, "Install on a Linux host"): `cargo deb -p vkgen-loader`
 //! packages this build's `libvulkan.so` as the system's `libvulkan.so.1` (and `libvulkan.so`)
 //! with the host driver beside it, in `/usr/lib/vkgen`, selected by
-//! `/etc/ld.so.conf.d/vkgen.conf`. The test installs it with `dpkg -i`, runs Debian's
+//! `/etc/ld.so.conf.d/00-vkgen.conf`. The test installs it with `dpkg -i`, runs Debian's
 //! unmodified `vulkaninfo --summary` and `vkcube` (under Xvfb) through the installed layout,
 //! checks in the dynamic linker's log (`LD_DEBUG=libs`) that ours was the libvulkan they
 //! loaded, removes and purges the package, and checks that Debian's loader is selected again
