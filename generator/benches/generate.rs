@@ -1,4 +1,4 @@
-//! `cargo bench -p vkgen`: wall time and peak memory of a full `generate` (all outputs, formatted)
+//! `cargo bench -p vkgen-generator`: wall time and peak memory of a full `generate` (all outputs, formatted)
 //! on vk-1.4.359, per phase, against the reference generators measured on this machine class
 //! (shared/reference: Android 1.19 s, Mesa's four runtime generators 1.04 s, Khronos loader 6.8 s,
 //! ash 1.6 s). Prints a table; goal ≤ 100 ms wall, ≤ 50 MB peak RSS.

@@ -11,7 +11,7 @@
 //! time each structure of the registry is compared with it: member names, C types (base type,
 //! `const`, pointer depth, array lengths with constants resolved, bitfield widths), order, and the
 //! fixed `sType` value (by number: promotion renames it). The one const-ness not compared is
-//! `pNext`'s (`void*` or `const void*`, see [`both_next_pointers`]). Type names compare after
+//! `pNext`'s (`void*` or `const void*`, see `both_next_pointers`). Type names compare after
 //! following aliases on both sides (`VkFooKHR` and `VkFoo` are one Rust type in ash). A structure
 //! that differs is emitted from the registry, and so is every reused structure (or function
 //! pointer) that refers to an emitted one, by value or through a pointer, so that no ash type is
@@ -389,7 +389,7 @@ pub fn table_file(
          generated from: header {}, SHA-256 {}.\n\
          vkgen reuses an ash type only where the registry's definition equals the one here\n\
          (see generator/src/ash_layouts.rs).\n\
-         Regenerate: cargo run -p vkgen -- ash-layouts --registry <vk-1.3.281.xml> --out registry/ash-0.38-layouts.txt\n\
+         Regenerate: cargo run -p vkgen-generator -- ash-layouts --registry <vk-1.3.281.xml> --out registry/ash-0.38-layouts.txt\n\
          Format: `struct NAME` or `union NAME`, then one `<TAB>member<TAB>C type[<TAB>sType=value]`\n\
          line per member; `alias NAME TARGET` for ash's aliases.",
         reg.header_version, reg.source_sha256

@@ -47,12 +47,14 @@ pub struct BuildOutput {
 }
 
 /// `Some("../generator")` when `out` is the `generated/` crate of a vkgen checkout (its
-/// sibling `generator/` is the `vkgen` package): that crate gets the `regenerate` feature.
+/// sibling `generator/` is this package, `vkgen-generator`): that crate gets the `regenerate`
+/// feature.
 pub fn generator_beside(out: &Path) -> Option<String> {
     let manifest = out.join("../generator/Cargo.toml");
     let text = std::fs::read_to_string(manifest).ok()?;
+    let package = concat!("name = \"", env!("CARGO_PKG_NAME"), "\"");
     text.lines()
-        .any(|l| l.trim() == "name = \"vkgen\"")
+        .any(|l| l.trim() == package)
         .then(|| "../generator".to_owned())
 }
 

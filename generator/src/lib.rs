@@ -321,7 +321,7 @@ fn check_api_version(version: (u32, u32), highest: (u32, u32)) -> Result<()> {
 /// The command the generated files name for regenerating them.
 fn regenerate_command(highest: (u32, u32), version: (u32, u32), header_version: u32) -> String {
     format!(
-        "cargo run -p vkgen -- generate --registry <vk.xml {}.{}.{}>{} --out <dir>",
+        "cargo run -p vkgen-generator -- generate --registry <vk.xml {}.{}.{}>{} --out <dir>",
         highest.0,
         highest.1,
         header_version,

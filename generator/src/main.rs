@@ -347,7 +347,7 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                     }
                 }
                 let mut cmd = format!(
-                    "cargo run -p vkgen -- generate --registry {}",
+                    "cargo run -p vkgen-generator -- generate --registry {}",
                     g.registry.path.display()
                 );
                 if let Some((a, b)) = registry.api_version {
@@ -442,7 +442,7 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                     if existing.replace("\r\n", "\n") != text {
                         println!("stale: {}", out.display());
                         println!(
-                            "regenerate with: cargo run -p vkgen -- ash-layouts --registry {} --out {}",
+                            "regenerate with: cargo run -p vkgen-generator -- ash-layouts --registry {} --out {}",
                             registry.display(),
                             out.display()
                         );
@@ -468,7 +468,7 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             })?;
             let text = vkgen::emit::requirements::table_file(&loaded.registry);
             let regenerate = format!(
-                "cargo run -p vkgen -- required-features --registry {} --out <file>",
+                "cargo run -p vkgen-generator -- required-features --registry {} --out <file>",
                 registry.display()
             );
             write_or_check(&text, out.as_deref(), check, &regenerate)

@@ -48,7 +48,7 @@ pub struct Finding {
 }
 
 /// Compares `crate_dir`'s `Cargo.toml` with `runtime`'s dependency, `expected` (the TOML the
-/// scaffold writes: [`Runtime::dependency`]). No manifest yet: nothing to compare.
+/// scaffold writes: `Runtime::dependency`). No manifest yet: nothing to compare.
 pub fn check(crate_dir: &Path, runtime: &Runtime, expected: &str) -> Result<Finding> {
     let path = crate_dir.join("Cargo.toml");
     let text = match crate::input::read_regular_text(&path, MAX_MANIFEST_BYTES) {

@@ -18,7 +18,7 @@ fn generated_is_fresh() {
         .unwrap();
     assert!(
         out.status.success(),
-        "generated/ is stale:\n{}{}\nrun: cargo run -p vkgen -- generate --registry {} --out generated",
+        "generated/ is stale:\n{}{}\nrun: cargo run -p vkgen-generator -- generate --registry {} --out generated",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
         registry.display()
@@ -52,7 +52,7 @@ fn check_reports_stale_files_and_the_fix() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("regenerate with: cargo run -p vkgen -- generate"),
+        stdout.contains("regenerate with: cargo run -p vkgen-generator -- generate"),
         "{stdout}"
     );
     // --check wrote nothing.
@@ -86,7 +86,7 @@ fn reference_drivers_are_fresh() {
             .unwrap();
         assert!(
             out.status.success(),
-            "{} is stale:\n{}{}\nrun: cargo run -p vkgen -- driver --registry {} --name {name} --vkgen-root ../../.. --out runtime/drivers/{name}",
+            "{} is stale:\n{}{}\nrun: cargo run -p vkgen-generator -- driver --registry {} --name {name} --vkgen-root ../../.. --out runtime/drivers/{name}",
             dir.display(),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr),

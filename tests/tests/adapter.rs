@@ -127,3 +127,57 @@ fn without_the_host_driver_icds_are_used_as_they_are() {
         },
     );
 }
+
+/// `libvulkan.so` copied alone (as a user, or a distribution packaging "the loader", would):
+/// Khronos ICDs lose `VK_KHR_swapchain`, and the loader says why once per process at `warn`,
+/// naming the paths it searched beside itself, however many devices are asked.
+#[test]
+fn a_loader_copied_without_its_host_driver_warns_once_naming_the_paths_searched() {
+    const SCENARIO: &str =
+        "a_loader_copied_without_its_host_driver_warns_once_naming_the_paths_searched";
+    const COPY_VAR: &str = "VKGEN_TEST_LOADER_COPY";
+    if vkgen_tests::env::child_scenario().as_deref() == Some(SCENARIO) {
+        let copy = PathBuf::from(std::env::var_os(COPY_VAR).expect("the copy's path"));
+        let entry = require(compute::load_entry(&copy));
+        let instance = compute::create_instance(&entry, &[], &[]).expect("vkCreateInstance");
+        // SAFETY: a live instance.
+        let devices = unsafe { instance.enumerate_physical_devices() }.unwrap();
+        assert_eq!(devices.len(), 2);
+        for _ in 0..2 {
+            for &pd in &devices {
+                assert!(!has_extension(&instance, pd, ash::khr::swapchain::NAME));
+            }
+        }
+        // SAFETY: every child object is gone.
+        unsafe { instance.destroy_instance(None) };
+        println!("\n{} {SCENARIO}", vkgen_tests::env::DONE_MARKER);
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let manifests = two_lavapipes(root.path());
+    let alone = root.path().join("alone");
+    std::fs::create_dir(&alone).unwrap();
+    let copy = alone.join("libvulkan.so.1");
+    std::fs::copy(paths::our_loader(), &copy).expect("copy our loader");
+    let env = isolated_env(&root, &manifests)
+        .set("VKGEN_LOG", "warn")
+        .set(COPY_VAR, &copy);
+    let out = vkgen_tests::env::run_child(SCENARIO, &env);
+    require(vkgen_tests::env::check_child(SCENARIO, &out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("has no VK_ANDROID_native_buffer and no"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "one warning per process:\n{stderr}");
+    assert!(warnings[0].contains("WARN"), "{}", warnings[0]);
+    for name in ["libvulkan_host.so", "vulkan.host.so"] {
+        let searched = alone.join(name);
+        assert!(
+            warnings[0].contains(&searched.display().to_string()),
+            "the warning does not name {}: {}",
+            searched.display(),
+            warnings[0]
+        );
+    }
+}

@@ -116,7 +116,7 @@ const MAX_LIST: u32 = 4096;
 /// `(JSON key, structure)` pairs.
 type Sections = Vec<(String, String)>;
 
-/// AOSP's schema ([`AOSP_SCHEMA`]) over one registry.
+/// AOSP's schema (`AOSP_SCHEMA`) over one registry.
 pub struct Aosp<'r> {
     reg: &'r Registry,
     /// Per structure (AOSP's spelling, possibly an alias), the members vkjson writes, in order.

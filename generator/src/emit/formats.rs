@@ -226,7 +226,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     let out = super::format_file(
         "formats.rs",
         &format!(
-            "Format table from vk.xml's <formats>: {} formats, sorted by VkFormat value.",
+            "Format table from vk.xml's `<formats>`: {} formats, sorted by VkFormat value.",
             rows.len()
         ),
         tokens(),

@@ -19,7 +19,7 @@
 //! which makes the row apply (empty for a version's row); rows whose features or structures the
 //! selection lacks are left out.
 //!
-//! Each row becomes code, not data, because the flat [`Properties`] has typed fields (integers,
+//! Each row becomes code, not data, because the flat `Properties` has typed fields (integers,
 //! floats, flags, fixed arrays): `met` compares by the kind (`pot`: also a power of two; `mul`:
 //! also a divisor of the requirement), `raise` moves the value just far enough (`max`: up,
 //! `min`: down, `range`: wider, flags: or-ed in), `have` shows it. Rows that

@@ -191,7 +191,7 @@ impl Blob {
     }
 }
 
-/// The generated crate's `src/phf.rs`: [`probe`]'s file as it is.
+/// The generated crate's `src/phf.rs`: `probe`'s file as it is.
 pub fn runtime_file() -> crate::error::Result<String> {
     Ok(super::runtime_files::copy(include_str!("runtime/phf.rs")))
 }

@@ -76,7 +76,7 @@ fn aggregate<'r>(cx: &Ctx<'_, 'r>, name: &str) -> Option<(&'r Type, &'r Aggregat
 }
 
 /// Structures the kit deep-copies outside a recording (a pipeline keeps its create info):
-/// each gets a [`DeepCopy`] impl, so `Owned::new` copies it with the recorder's fix-ups.
+/// each gets a `DeepCopy` impl, so `Owned::new` copies it with the recorder's fix-ups.
 pub const OWNED: &[&str] = &[
     "VkComputePipelineCreateInfo",
     "VkGraphicsPipelineCreateInfo",

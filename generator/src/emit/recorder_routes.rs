@@ -12,7 +12,7 @@
 //! `…2` types), a structure built from them, a 1.0 array converted element by element (member
 //! by name, the 1.0 command's stage masks copied into each element, as in
 //! `vkCmdPipelineBarrier`), or optional and left empty — and every 1.0 parameter is used. The
-//! few that are not mechanical are in [`RENAMES`], [`CONVERSIONS`], [`DEFAULTS`] and [`HAND`].
+//! few that are not mechanical are in `RENAMES`, `CONVERSIONS`, `DEFAULTS` and `HAND`.
 //! A pair that neither covers (`vkCmdDrawIndirect` vs the device-address `…2KHR` forms, which
 //! take no buffer) is not routed: information would be lost.
 

@@ -4,7 +4,7 @@
 //! stderr logger used on Linux hosts (env_logger) is not used there.
 //!
 //! The logger itself is plain Rust and compiled everywhere (its host tests write into a buffer);
-//! only [`liblog_write`] and [`install`], which link liblog, are Android-only. The loader installs
+//! only `liblog_write` and `install`, which link liblog, are Android-only. The loader installs
 //! it with the tag `vulkan` (AOSP libvulkan's `LOG_TAG`), a driver with its library's name.
 //!
 //! No dependency on an Android crate: the one function liblog exports that is needed is declared
@@ -43,7 +43,7 @@ pub fn priority_of(level: log::Level) -> c_int {
     }
 }
 
-/// Where a formatted record goes: `(priority, tag, text)`; [`liblog_write`] on Android.
+/// Where a formatted record goes: `(priority, tag, text)`; `liblog_write` on Android.
 pub type WriteFn = fn(c_int, &CStr, &CStr);
 
 /// The logger: every record `enabled` accepts goes to `write` as one logcat line under `tag`.

@@ -14,7 +14,7 @@
 //! | `swapchain.cpp` `CreateSwapchainKHR`, on success | `setTargetStats(FALSE_PREROTATION)` when `preTransform` is not the window's transform hint, then `setTargetStats(CREATED_VULKAN_SWAPCHAIN)` |
 //!
 //! The create infos are the ones the terminator gets (AOSP's `driver::` level: after the layers).
-//! [`GpuStats`] takes each call as a [`StatsCall`]: on Android ([`android`]) the
+//! [`GpuStats`] takes each call as a [`StatsCall`]: on Android (`android`) the
 //! `libgraphicsenv.so` members, looked up with `dlsym` by their mangled names like the linker's
 //! `getDriverNamespace` (a missing one is skipped), so `DT_NEEDED` stays
 //! liblog/libnativewindow/libdl/libc; on Linux hosts [`RecordingStats`] keeps them (the test

@@ -38,7 +38,7 @@
 //! * [`extensions`]: which extensions are shown, hidden, renamed or passed to drivers.
 //! * [`init`]: the once-per-process state (drivers, layer registry): Android's
 //!   `EnsureInitialized`.
-//! * [`ffi`]: panic containment and the two-call enumeration idiom.
+//! * `ffi`: panic containment and the two-call enumeration idiom.
 //! * [`wsi`]: surfaces and swapchains on `ANativeWindow` over the driver's
 //!   `VK_ANDROID_native_buffer` (Android's `swapchain.cpp`); the terminator hands out its
 //!   functions for the WSI commands.

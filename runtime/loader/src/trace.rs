@@ -19,7 +19,7 @@
 //!   no libcutils (and no libandroid, whose `ATrace_*` would use the app tag, not graphics);
 //! * Linux hosts: `VKGEN_TRACE_MARKER` names a file that stands in for `trace_marker` (one marker
 //!   a line), with the tag read once from the `VKGEN_PROPERTIES` file; unset, nothing is traced;
-//! * unit tests: a per-thread recorder ([`record`]).
+//! * unit tests: a per-thread recorder (`record`).
 //!
 //! The check costs an atomic load (plus the property serial on Android) when tracing is off.
 

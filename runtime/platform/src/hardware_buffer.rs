@@ -125,7 +125,7 @@ impl HardwareBuffer {
     }
 
     /// `AHardwareBuffer_allocate`: a zero-filled buffer as `desc` describes, if
-    /// [`is_supported`] says so.
+    /// `is_supported` says so.
     pub fn allocate(desc: &AHardwareBufferDesc) -> Result<Arc<Self>> {
         check_supported(desc)?;
         let format = c_int::try_from(desc.format)

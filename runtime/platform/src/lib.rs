@@ -11,7 +11,7 @@
 //!   native-buffer path runs on a Linux host.
 //! * [`hardware_buffer`]: the NDK's `AHardwareBuffer` over that gralloc (the object, the C
 //!   functions `libnativewindow.so` exports, and counted references to any buffer).
-//! * [`env`]: setuid-safe environment variables (the Khronos loader's `secure_getenv` rule).
+//! * [`env`](mod@env): setuid-safe environment variables (the Khronos loader's `secure_getenv` rule).
 //! * [`icd_manifest`]: Khronos ICD manifests, found and parsed by the Khronos loader's rules
 //!   (one scan for the loader and the host driver alike).
 //! * [`sync_fd`]: native fences (`-1` or a pollable fd), and eventfd fences signalled in process

@@ -23,7 +23,7 @@
 //!   driver's memory types and format features. A pointer that is not an `AHardwareBuffer`, or a
 //!   buffer without GPU usage, is `VK_ERROR_INVALID_EXTERNAL_HANDLE`.
 //! * **Kit drivers** get the two commands and the external-memory answers of the physical-device
-//!   queries from [`entry`] when [`Kit::HARDWARE_BUFFERS`] is on; they keep the buffer with the
+//!   queries from `entry` when [`Kit::HARDWARE_BUFFERS`] is on; they keep the buffer with the
 //!   memory and return it from [`Kit::memory_hardware_buffer`].
 
 use vkgen_generated::entries::EntryTable;

@@ -124,7 +124,7 @@ impl GrallocUsage {
 
 /// A driver's native-buffer configuration and sync hooks. Every kit driver has it (a `Kit`
 /// supertrait, all defaults: nothing exposed); a driver outside the kit (the host passthrough)
-/// implements it and routes `Driver::fallback` to [`entry`].
+/// implements it and routes `Driver::fallback` to `entry`.
 pub trait NativeBuffers: Driver {
     /// The `vkGetSwapchainGrallocUsage*ANDROID` versions answered from
     /// [`NativeBuffers::gralloc_usage`].

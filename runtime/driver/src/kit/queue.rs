@@ -20,7 +20,7 @@
 //! * [`Worker`] is a queue's worker thread for a CPU vendor: `driver_submit` hands it the
 //!   batch (`queue.data.replay(batch, completion, |cb| cb.replay(&mut Engine))`) and returns;
 //!   batches run in order on it, each complete when its work returns.
-//! * `vkQueueBindSparse` ([`sparse`]) makes batches of the same kind: no command buffers, the
+//! * `vkQueueBindSparse` (`sparse`) makes batches of the same kind: no command buffers, the
 //!   binds handed to [`Kit::sparse_bind`].
 
 use std::collections::VecDeque;

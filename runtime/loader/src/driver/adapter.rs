@@ -64,9 +64,12 @@ fn host_driver_candidates() -> Vec<PathBuf> {
     HOST_DRIVER_NAMES.iter().map(|n| dir.join(n)).collect()
 }
 
-/// Opens the host driver once per process; `None` (logged once) where there is none.
+/// The host driver lookup, done at most once per process: the library, or every path searched.
+static HOST: OnceLock<Result<HostDriverLibrary, Vec<PathBuf>>> = OnceLock::new();
+
+/// Opens the host driver once per process; `None` where there is none (the paths searched are
+/// kept for [`warn_unadapted_icd`]).
 fn host_driver() -> Option<&'static HostDriverLibrary> {
-    static HOST: OnceLock<Option<HostDriverLibrary>> = OnceLock::new();
     HOST.get_or_init(|| {
         let candidates = host_driver_candidates();
         for path in &candidates {
@@ -92,7 +95,7 @@ fn host_driver() -> Option<&'static HostDriverLibrary> {
             // declares for both sides.
             let adapt: PFN_vkgen_host_adapt_icd = unsafe { super::as_fn(adapt) };
             log::info!("{ADAPTER}: {}", path.display());
-            return Some(HostDriverLibrary {
+            return Ok(HostDriverLibrary {
                 path: path.clone(),
                 adapt,
                 _library: library,
@@ -100,15 +103,43 @@ fn host_driver() -> Option<&'static HostDriverLibrary> {
         }
         log::info!(
             "{ADAPTER}: no host driver library (tried {}); ICDs are used as they are",
-            candidates
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            searched(&candidates)
         );
-        None
+        Err(candidates)
     })
     .as_ref()
+    .ok()
+}
+
+fn searched(candidates: &[PathBuf]) -> String {
+    if candidates.is_empty() {
+        return "nothing: the loader's own path is unknown".to_owned();
+    }
+    candidates
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A device of the ICD `driver_name` has no `VK_ANDROID_native_buffer`, so no `VK_KHR_swapchain`:
+/// where that is because no host driver library was found (a loader installed without it),
+/// says so once per process at `warn`, naming the paths searched. Nothing where the adapter is
+/// off (`VKGEN_ICD_ADAPTER=0`, so never looked up) or was found (it declined this ICD and said
+/// why at `info`).
+pub fn warn_unadapted_icd(driver_name: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if let Some(Err(candidates)) = HOST.get() {
+        WARNED.call_once(|| {
+            log::warn!(
+                "ICD {driver_name} has no VK_ANDROID_native_buffer and no {ADAPTER} library was \
+                 found (searched {}): its devices have no VK_KHR_swapchain. Install \
+                 libvulkan_host.so beside the loader (README, \"Install on a Linux host\") or \
+                 name it in {HOST_DRIVER_ENV}",
+                searched(candidates)
+            );
+        });
+    }
 }
 
 fn c_path(p: &Path) -> CString {

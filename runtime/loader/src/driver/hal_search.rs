@@ -54,7 +54,7 @@ pub const UPDATABLE_DRIVER_ENV: &str = "VKGEN_UPDATABLE_DRIVER_DIR";
 /// One of `Hal::Open`'s namespaces: where it searches and whether finding nothing is fatal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Namespace {
-    /// For logs: "updatable", "apex <name>", "sphal".
+    /// For logs: "updatable", "apex `<name>`", "sphal".
     pub name: String,
     /// Its search path.
     pub dirs: Vec<PathBuf>,
@@ -132,7 +132,7 @@ pub fn load(config: &LoaderConfig) -> Result<HalDriver, HalError> {
     load_with(config, &*super::linker::for_config(config))
 }
 
-/// `Hal::Open`: the library [`find`] loads is checked and its device opened; a driver
+/// `Hal::Open`: the library `find` loads is checked and its device opened; a driver
 /// namespace that yields no usable module is fatal. As AOSP, the whole is the trace section
 /// `Open`, and GraphicsEnv learns whether a driver loaded and how long it took
 /// (`setDriverLoaded`).

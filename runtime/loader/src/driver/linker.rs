@@ -14,7 +14,7 @@
 //! An app layer path may name a dir inside the APK (`base.apk!/lib/<abi>/libVkLayer_x.so`): it is
 //! opened the same way (bionic maps the entry); the host linker opens the entry's bytes instead.
 //!
-//! On Android ([`AndroidLinker`]) the platform functions are looked up at run time (`dlsym`), so
+//! On Android (`AndroidLinker`) the platform functions are looked up at run time (`dlsym`), so
 //! `libvulkan.so` still needs only liblog, libnativewindow, libdl and libc; a missing function
 //! fails initialisation, naming it ([`Linker::platform_ready`], [`crate::platform_symbols`]). On
 //! other hosts

@@ -76,7 +76,7 @@ pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
 
 /// All layer names to activate, in order: the settings' layers, or when they name none the
 /// `properties`' (the current `debug.vulkan.*` values), then `VK_INSTANCE_LAYERS` (Linux hosts),
-/// then the app's; only the app's names already named before are dropped ([`ordered_names`]).
+/// then the app's; only the app's names already named before are dropped (`ordered_names`).
 pub fn requested_layer_names(
     config: &LoaderConfig,
     properties: &Properties,

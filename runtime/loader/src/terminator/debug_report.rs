@@ -11,7 +11,7 @@
 //!   driver instance that enabled the extension, so driver messages arrive too;
 //! * `vkDebugReportMessageEXT` goes to the drivers that have the extension and, when none has,
 //!   to the loader's own callbacks (AOSP `DebugReportMessageEXT`);
-//! * the loader's own errors about an instance ([`report`]) reach its callbacks.
+//! * the loader's own errors about an instance (`report`) reach its callbacks.
 
 use std::ffi::{c_char, CStr};
 

@@ -1,6 +1,6 @@
 //! Physical devices at the bottom of the chain: the loader's wrappers for several drivers and
 //! their stubs, and the extension list applications see. Which driver a `VkPhysicalDevice`
-//! belongs to ([`crate::driver_handles`]) and the wrapper's data ([`PhysicalDeviceWrapper`], in
+//! belongs to (`crate::driver_handles`) and the wrapper's data ([`PhysicalDeviceWrapper`], in
 //! `dispatch_data`) are shared with the WSI, so they live below both.
 //!
 //! **One driver** (passthrough): the driver's physical devices go up unwrapped, word 0 pointing
@@ -72,6 +72,12 @@ pub unsafe extern "system" fn enumerate_device_extension_properties(
             // `resolved.driver` and `raw` its raw extension list.
             let support =
                 unsafe { crate::wsi::device_support(resolved.driver, resolved.handle, &raw) };
+            // An ICD without native buffers has no swapchain: say so where the adapter is
+            // missing (builds without the adapter have no ICD swapchains to lose).
+            #[cfg(all(feature = "desktop", not(target_os = "android")))]
+            if !support.hal && support.native_buffer_spec.is_none() {
+                crate::driver::adapter::warn_unadapted_icd(resolved.driver.name());
+            }
             let visible =
                 extensions::visible_device_extensions(&raw, resolved.driver.name(), &support);
             // SAFETY: `count` and `out` are the application's count (null is refused by

@@ -566,7 +566,7 @@ pub fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
 /// the driver's features, plus `VkPhysicalDeviceSwapchainMaintenance1FeaturesEXT::
 /// swapchainMaintenance1 = TRUE` whenever the structure is chained (AOSP sets it whether or not
 /// it offers the extension; drivers do not know the structure: the loader implements it), and
-/// `imageCompressionControlSwapchain` as AOSP reports it ([`image_compression_swapchain_feature`]).
+/// `imageCompressionControlSwapchain` as AOSP reports it (`image_compression_swapchain_feature`).
 ///
 /// # Safety
 /// Vulkan's contract for the command, with a physical device of this loader.

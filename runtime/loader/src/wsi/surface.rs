@@ -617,7 +617,7 @@ pub unsafe extern "system" fn surface_formats(
 
 /// `vkGetPhysicalDeviceSurfaceFormats2KHR`: the v1 list in `surfaceFormat` of each element
 /// (their `sType`/`pNext` stay the application's), with `VkImageCompressionPropertiesEXT` in an
-/// element's chain filled from the driver ([`compression_properties`]).
+/// element's chain filled from the driver (`compression_properties`).
 ///
 /// # Safety
 /// Vulkan's contract for the command.

@@ -45,15 +45,15 @@
 //!   (`sharedImage = VK_TRUE`: the import below is zero-copy, so producer and consumer share
 //!   the memory).
 //! * `vkCreateImage` / `vkBindImageMemory{,2}` / `vkDestroyImage`: `VkNativeBufferANDROID`, and
-//!   `AHardwareBuffer` images ([`hardware_buffer`]).
+//!   `AHardwareBuffer` images (`hardware_buffer`).
 //! * `vkAllocateMemory`, `vkFreeMemory`, `vkCreateBuffer`, `vkCreateImageView`,
 //!   `vkGet{AndroidHardwareBufferProperties,MemoryAndroidHardwareBuffer}ANDROID` and the
 //!   image-format / external-buffer queries: `VK_ANDROID_external_memory_android_hardware_buffer`
 //!   over host-pointer imports, with multi-planar formats emulated by plane images where the
-//!   host has none ([`hardware_buffer`]).
+//!   host has none (`hardware_buffer`).
 //! * `vkQueueSubmit{,2}`, `vkCreate{Semaphore,Fence}`, `vkDestroySemaphore`, the fd commands and
 //!   the external semaphore/fence queries: `SYNC_FD` emulated where the host lacks the fd
-//!   extensions ([`sync_fd`]); with no emulating device a submission costs one atomic load more
+//!   extensions (`sync_fd`); with no emulating device a submission costs one atomic load more
 //!   than the host's own.
 //! * `vkGetSwapchainGrallocUsage{,2,3,4}ANDROID`, `vkAcquireImageANDROID`,
 //!   `vkQueueSignalReleaseImageANDROID`.

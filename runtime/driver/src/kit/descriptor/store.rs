@@ -46,7 +46,7 @@ pub(super) struct Content {
     pub(super) bytes: Vec<u8>,
 }
 
-/// A set's content. See the [module docs](self).
+/// A set's content. See the module docs of `kit::descriptor::store`.
 #[derive(Debug)]
 pub struct DescriptorStore {
     layout: Arc<SetLayout>,

@@ -3,12 +3,12 @@
 //! frame into the window (see [`super`] for the shared design).
 //!
 //! * **Connection.** The presenter opens its own connection (x11rb, pure Rust) to the display
-//!   the application's `xcb_connection_t*` / `Display*` is connected to ([`super::x11_display`]
+//!   the application's `xcb_connection_t*` / `Display*` is connected to (`super::x11_display`
 //!   names it; `$DISPLAY` only when the application passes none or it cannot be named), on the
 //!   screen whose root is the window's: X window ids are server-wide, and never using the
 //!   application's connection from the presenter thread keeps its use of it as it expects.
 //!   The one exception is inside `vkCreate*SurfaceKHR`, on the application's thread: a round
-//!   trip on its connection ([`super::x11_sync`]) so that the presenter's first `GetGeometry`
+//!   trip on its connection (`super::x11_sync`) so that the presenter's first `GetGeometry`
 //!   comes after the application's `CreateWindow`, which it need not have flushed. Where no
 //!   round trip can be made (no connection given, libxcb not found) a `BadWindow` /
 //!   `BadDrawable` answer is retried a few times instead.
