@@ -15,6 +15,7 @@ pub mod driver_report;
 pub mod emit;
 pub mod error;
 pub mod info;
+pub mod in_place;
 pub mod input;
 pub mod model;
 pub mod names;
