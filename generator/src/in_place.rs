@@ -92,7 +92,10 @@ fn preflight(dir: &Path, rel: &Path) -> Result<()> {
         match fs::symlink_metadata(&at) {
             Ok(m) if m.is_dir() => deepest.clone_from(&at),
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(refusal(&at, "is a symlink: vkgen writes nothing through it"))
+                return Err(refusal(
+                    &at,
+                    "is a symlink: vkgen writes nothing through it",
+                ))
             }
             Ok(_) => return Err(refusal(&at, "is not a directory")),
             Err(e) if e.kind() == io::ErrorKind::NotFound => break,
@@ -181,8 +184,8 @@ fn place(dir: &Path, f: &OutputFile) -> Result<()> {
 /// user's file) leaves the kernel's choice: the caller's, who is then the owner anyway.
 #[cfg(unix)]
 fn inherit_owner(path: &Path, file: Option<&fs::File>, like: &Metadata) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
     use rustix::fs::{Gid, Uid};
+    use std::os::unix::fs::MetadataExt;
     let replacing = file.is_some() && like.is_file();
     if !replacing && !rustix::process::geteuid().is_root() {
         // A new file or directory of an ordinary user is theirs, its group the kernel's

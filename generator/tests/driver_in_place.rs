@@ -147,8 +147,14 @@ fn a_rerun_writes_vkgens_files_in_place_and_nothing_else() {
     assert!(stale.is_fresh(), "{stale:?}");
     // Nothing another process wrote is lost.
     for n in 0..writes {
-        for p in [format!("target/debug/unit-{n}"), format!(".git/objects/o-{n}")] {
-            assert_eq!(std::fs::read_to_string(out.join(&p)).unwrap(), n.to_string());
+        for p in [
+            format!("target/debug/unit-{n}"),
+            format!(".git/objects/o-{n}"),
+        ] {
+            assert_eq!(
+                std::fs::read_to_string(out.join(&p)).unwrap(),
+                n.to_string()
+            );
         }
     }
     assert_eq!(
@@ -174,13 +180,22 @@ fn a_rerun_writes_vkgens_files_in_place_and_nothing_else() {
         (now.ino(), now.mtime(), now.mtime_nsec()),
         (manifest.ino(), manifest.mtime(), manifest.mtime_nsec())
     );
-    assert_eq!(ino(&unchanged), unchanged_ino, "an unchanged file was rewritten");
+    assert_eq!(
+        ino(&unchanged),
+        unchanged_ino,
+        "an unchanged file was rewritten"
+    );
     if root {
         let owner = |p: &Path| {
             let m = std::fs::metadata(p).unwrap();
             (m.uid(), m.gid())
         };
-        for p in [&out, &src, &out.join("src/vkgen.rs"), &out.join("acme_icd.json")] {
+        for p in [
+            &out,
+            &src,
+            &out.join("src/vkgen.rs"),
+            &out.join("acme_icd.json"),
+        ] {
             assert_eq!(owner(p), (other, other), "{}", p.display());
         }
     }
@@ -218,9 +233,11 @@ fn a_rerun_refuses_symlinked_and_read_only_directories_up_front() {
     let e = run("1.4.359").unwrap_err();
     assert!(e.contains("is a symlink"), "{e}");
     assert_eq!(std::fs::read(out.join("src/vkgen.rs")).unwrap(), vkgen_rs);
-    assert!(!std::fs::read_to_string(elsewhere.join("vkgen/generated/src/features.rs"))
-        .unwrap()
-        .contains("Vulkan14"));
+    assert!(
+        !std::fs::read_to_string(elsewhere.join("vkgen/generated/src/features.rs"))
+            .unwrap()
+            .contains("Vulkan14")
+    );
     std::fs::remove_file(out.join("vendor")).unwrap();
     std::fs::rename(&elsewhere, out.join("vendor")).unwrap();
 
@@ -347,7 +364,11 @@ fn cargo_fmt_leaves_vkgens_files_and_check_agrees() {
         String::from_utf8_lossy(&check.stdout)
     );
     // A vendor style that differs from rustfmt's defaults, in the crate's root.
-    std::fs::write(out.join("rustfmt.toml"), "max_width = 60\nhard_tabs = true\n").unwrap();
+    std::fs::write(
+        out.join("rustfmt.toml"),
+        "max_width = 60\nhard_tabs = true\n",
+    )
+    .unwrap();
     let fmt = Command::new("cargo")
         .args(["fmt", "--all", "--manifest-path"])
         .arg(out.join("Cargo.toml"))
@@ -370,7 +391,9 @@ fn cargo_fmt_leaves_vkgens_files_and_check_agrees() {
         .cloned()
         .collect();
     assert!(vkgens.iter().any(|f| f.path == "src/vkgen.rs"));
-    assert!(vkgens.iter().any(|f| f.path.ends_with("generated/src/lib.rs")));
+    assert!(vkgens
+        .iter()
+        .any(|f| f.path.ends_with("generated/src/lib.rs")));
     let stale = vkgen::check(&vkgens, &out);
     assert!(stale.is_fresh(), "cargo fmt changed {stale:?}");
 }
