@@ -397,3 +397,50 @@ fn cargo_fmt_leaves_vkgens_files_and_check_agrees() {
     let stale = vkgen::check(&vkgens, &out);
     assert!(stale.is_fresh(), "cargo fmt changed {stale:?}");
 }
+
+/// `cargo package` and `cargo package --no-verify` in a fresh scaffold package the crate with
+/// the runtime it builds on, one `.crate` each, every one verified against the others — no
+/// registry holds vkgen. Its own target directory under the checkout's, so the verification
+/// build is incremental across runs.
+#[test]
+fn scaffold_packages_with_its_vendored_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("acme");
+    scaffold_at(&out, "1.3.239");
+    let target = common::workspace().join("target/scaffold-package");
+    let package = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO"))
+            .args(["package", "--offline", "--allow-dirty", "--manifest-path"])
+            .arg(out.join("Cargo.toml"))
+            .args(extra)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "cargo package {extra:?}:\n{text}");
+        text
+    };
+    let crates = [
+        "vulkan-acme",
+        "vkgen-abi",
+        "vkgen-platform",
+        "vkgen-driver-macros",
+        "vkgen-driver",
+        "vkgen-generated",
+    ];
+    let version = env!("CARGO_PKG_VERSION");
+    for extra in [&["--no-verify"][..], &[]] {
+        let _ = std::fs::remove_dir_all(target.join("package"));
+        let text = package(extra);
+        for c in crates {
+            // The scaffold's own version is 0.1.0; the runtime's is vkgen's.
+            let v = if c == "vulkan-acme" { "0.1.0" } else { version };
+            let file = target.join(format!("package/{c}-{v}.crate"));
+            assert!(file.is_file(), "{} not packaged:\n{text}", file.display());
+        }
+        if extra.is_empty() {
+            assert!(text.contains("Verifying vulkan-acme"), "{text}");
+        }
+    }
+}
