@@ -294,13 +294,21 @@ fn record_of(
         .ok()
         .flatten()
         .filter(|r| r.registry_sha256 == sha256)
-        .map(|r| r.registry_path);
+        .map(|r| r.registry_path)
+        // An absolute path (what older records wrote) is machine-bound: made relative.
+        .map(|p| {
+            if Path::new(&p).is_absolute() {
+                crate::record::registry_path(&run.out, Path::new(&p))
+            } else {
+                p
+            }
+        });
     let record = Record {
         name: run.name.clone(),
         api_version: run.opts.api_version,
         // Relative to the crate (as the record's reader takes it); a recorded one verbatim.
         vkgen_root: run.vkgen_root.as_ref().map(|r| {
-            if run.vkgen_root_recorded {
+            if run.vkgen_root_recorded && r.is_relative() {
                 r.to_string_lossy().replace('\\', "/")
             } else {
                 relative_path(&run.out, &run.out.join(r))

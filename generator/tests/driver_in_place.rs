@@ -331,6 +331,21 @@ fn check_passes_on_a_copy_elsewhere_with_the_registry_moved() {
         std::fs::read_to_string(copy.join("vkgen.toml")).unwrap(),
         record_text
     );
+    // A record of an older vkgen, with the absolute path it wrote: a re-run makes it relative.
+    let original = std::fs::read_to_string(out.join("vkgen.toml")).unwrap();
+    let absolute = original.replace(
+        "path = \"../../registries/vk-1.3.239.xml\"",
+        &format!("path = {:?}", registry.to_str().unwrap()),
+    );
+    assert_ne!(absolute, original);
+    std::fs::write(out.join("vkgen.toml"), absolute).unwrap();
+    let (code, text) = vkgen_cli(&[], &out, Some(&moved));
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("vkgen.toml")).unwrap(),
+        original
+    );
+
     // Nowhere to be found (no file has the recorded SHA-256, none the recorded name): a
     // message that says what it looked for and what to pass.
     let sha = &rec.registry_sha256;
