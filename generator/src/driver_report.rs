@@ -173,17 +173,44 @@ fn dev_kit_built(cargo: &std::ffi::OsStr, manifest: &Path) -> bool {
             }
         }
     };
+    holds_dev_kit(&target)
+}
+
+/// Whether target directory `target` holds cargo's fingerprint of a `dev` `vkgen-driver`.
+fn holds_dev_kit(target: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(target.join("debug/.fingerprint")) else {
         return false;
     };
-    entries
-        .flatten()
-        .any(|e| e.file_name().to_string_lossy().starts_with("vkgen-driver-"))
+    // `<package>-<hash>`: `vkgen-driver-macros-…` is another package.
+    entries.flatten().any(|e| {
+        e.file_name()
+            .to_string_lossy()
+            .strip_prefix("vkgen-driver-")
+            .is_some_and(|hash| !hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit()))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dev_build_of_the_kit_is_found_by_its_fingerprint() {
+        let target = tempfile::tempdir().unwrap();
+        assert!(!holds_dev_kit(target.path()));
+        let prints = target.path().join("debug/.fingerprint");
+        std::fs::create_dir_all(prints.join("vkgen-driver-macros-0123")).unwrap();
+        assert!(!holds_dev_kit(target.path()), "another crate's");
+        std::fs::create_dir_all(
+            target
+                .path()
+                .join("vkgen-report/.fingerprint/vkgen-driver-1"),
+        )
+        .unwrap();
+        assert!(!holds_dev_kit(target.path()), "the report's own profile");
+        std::fs::create_dir_all(prints.join("vkgen-driver-89ab")).unwrap();
+        assert!(holds_dev_kit(target.path()));
+    }
 
     #[test]
     fn lowering_is_read_from_the_manifest() {
