@@ -6,8 +6,8 @@
 //! Why a record: the crate's generated files (`src/vkgen.rs`, the ICD manifest and, outside
 //! the checkout, the vendored `vkgen-generated` tables) are a function of these inputs, so
 //! `vkgen driver --check` run in the crate needs no arguments: it reads them here, finds the
-//! registry (the recorded path, else `$VKGEN_REGISTRY_DIR/<file name>`, so a crate moved to
-//! another machine still finds vkgen's registry matrix), refuses one whose SHA-256 changed
+//! registry (by its SHA-256, below: a crate moved to another machine still finds it there),
+//! refuses one whose SHA-256 changed
 //! (the record would no longer describe the crate), and compares every generated file. A
 //! plain re-run takes the same defaults but no SHA check: re-running is how a changed vk.xml
 //! is taken in. Explicit arguments always win and are recorded.
