@@ -14,6 +14,7 @@ pub mod diff;
 pub mod driver_report;
 pub mod emit;
 pub mod error;
+pub mod in_place;
 pub mod info;
 pub mod input;
 pub mod model;

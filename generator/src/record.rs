@@ -6,17 +6,19 @@
 //! Why a record: the crate's generated files (`src/vkgen.rs`, the ICD manifest and, outside
 //! the checkout, the vendored `vkgen-generated` tables) are a function of these inputs, so
 //! `vkgen driver --check` run in the crate needs no arguments: it reads them here, finds the
-//! registry (the recorded path, else `$VKGEN_REGISTRY_DIR/<file name>`, so a crate moved to
-//! another machine still finds vkgen's registry matrix), refuses one whose SHA-256 changed
+//! registry (by its SHA-256, below: a crate moved to another machine still finds it there),
+//! refuses one whose SHA-256 changed
 //! (the record would no longer describe the crate), and compares every generated file. A
 //! plain re-run takes the same defaults but no SHA check: re-running is how a changed vk.xml
 //! is taken in. Explicit arguments always win and are recorded.
 //!
-//! The registry path is written relative to the crate when both lie under the same top-level
-//! directory (a vendor's repository carrying its vk.xml, vkgen's `../shared/registry` beside
-//! a checkout), else absolute; a run that reads the same file (same SHA-256) from elsewhere
-//! keeps the recorded path, so the record does not go stale from machine to machine. The file
-//! is vkgen's, rewritten on every run.
+//! Paths are written relative to the crate — the registry's and `--vkgen-root`'s — so the
+//! record reads the same on every machine, and on a machine where they do not lead anywhere
+//! the inputs are found by what they are: the registry by its SHA-256
+//! ([`Record::locate_registry`]: the same file under another path or name is accepted), the
+//! checkout by falling back to the one this `vkgen` was built from. A run that reads the same
+//! registry (same SHA-256) from elsewhere keeps the recorded path, so the record does not go
+//! stale from machine to machine. The file is vkgen's, rewritten on every run.
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +40,7 @@ pub struct Record {
     /// `--api-version` when one was given (else the registry's newest, which follows the
     /// registry on a bump).
     pub api_version: Option<(u32, u32)>,
-    /// `--vkgen-root` as given.
+    /// `--vkgen-root`, relative to the crate.
     pub vkgen_root: Option<String>,
     /// `--runtime` when not `vendored`.
     pub runtime: Option<String>,
@@ -57,10 +59,16 @@ pub struct DriverRun {
     pub name: String,
     pub out: PathBuf,
     pub vkgen_root: Option<PathBuf>,
+    /// `vkgen_root` is the record's, not an argument: where it is no vkgen checkout (the
+    /// crate moved to another machine), the default checkout is used and the record kept.
+    pub vkgen_root_recorded: bool,
     /// The SHA-256 the registry must have: set for `--check` on the recorded registry.
     pub expect_sha256: Option<String>,
     /// The registry is the record's (for the line naming where it came from).
     pub recorded_registry: bool,
+    /// The recorded registry's file name: the record keeps it when the file is found by its
+    /// content under another name.
+    pub registry_file: Option<String>,
     /// How a crate outside the checkout depends on the runtime.
     pub runtime: crate::runtime_form::Runtime,
 }
@@ -137,25 +145,53 @@ impl Record {
         )
     }
 
-    /// The recorded registry: its recorded path (relative to `crate_dir`), else
-    /// `$VKGEN_REGISTRY_DIR/<file name>`.
+    /// The recorded registry, found by its content: the first of its recorded path (relative
+    /// to `crate_dir`), `$VKGEN_REGISTRY_DIR/<file name>`, `$VKGEN_REGISTRY`, the other
+    /// `*.xml` files of `$VKGEN_REGISTRY_DIR` and Debian's vk.xml whose SHA-256 is the recorded
+    /// one — so a copy of the same file anywhere a machine keeps its registries is accepted,
+    /// whatever its name. When none is, the first that exists of the recorded path and
+    /// `$VKGEN_REGISTRY_DIR/<file name>`: the registry changed (`--check` refuses it by its
+    /// SHA-256; a re-run takes it in).
     pub fn locate_registry(&self, crate_dir: &Path) -> Result<PathBuf> {
-        let recorded = crate_dir.join(&self.registry_path);
-        if recorded.is_file() {
-            return Ok(recorded);
+        let dir = std::env::var_os("VKGEN_REGISTRY_DIR").map(PathBuf::from);
+        let mut named = vec![crate_dir.join(&self.registry_path)];
+        named.extend(dir.as_ref().map(|d| d.join(&self.registry_file)));
+        let mut others: Vec<PathBuf> = std::env::var_os("VKGEN_REGISTRY")
+            .map(PathBuf::from)
+            .into_iter()
+            .collect();
+        if let Some(entries) = dir.as_ref().and_then(|d| std::fs::read_dir(d).ok()) {
+            let mut xml: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+                .collect();
+            xml.sort();
+            xml.truncate(MAX_REGISTRY_CANDIDATES);
+            others.extend(xml);
         }
-        let from_dir = std::env::var_os("VKGEN_REGISTRY_DIR")
-            .map(|d| PathBuf::from(d).join(&self.registry_file));
-        match from_dir {
-            Some(p) if p.is_file() => Ok(p),
-            _ => Err(Error::Options(format!(
-                "the crate's registry {} is neither at {} nor in $VKGEN_REGISTRY_DIR: pass --registry",
+        others.push(PathBuf::from(crate::registry::DEBIAN_REGISTRY));
+        let matches = |p: &PathBuf| {
+            crate::input::read_regular(p, crate::registry::MAX_REGISTRY_BYTES as u64)
+                .is_ok_and(|bytes| crate::registry::sha256_hex(&bytes) == self.registry_sha256)
+        };
+        if let Some(found) = named.iter().chain(&others).find(|p| matches(p)) {
+            return Ok(found.clone());
+        }
+        named.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+            Error::Options(format!(
+                "the crate's registry {} (SHA-256 {}) is neither at {} nor, by name or \
+                 content, in $VKGEN_REGISTRY_DIR: pass --registry",
                 self.registry_file,
-                recorded.display()
-            ))),
-        }
+                self.registry_sha256,
+                named[0].display()
+            ))
+        })
     }
 }
+
+/// The most `*.xml` files of `$VKGEN_REGISTRY_DIR` hashed in search of the recorded registry.
+const MAX_REGISTRY_CANDIDATES: usize = 64;
 
 /// The run `vkgen driver` makes in `out`: explicit arguments, else the record's values.
 /// `--name` is needed only where there is no record.
@@ -191,6 +227,7 @@ pub fn resolve(
             }
         }
     }
+    let vkgen_root_recorded = vkgen_root.is_none();
     let vkgen_root = vkgen_root.or_else(|| {
         record
             .as_ref()
@@ -205,24 +242,21 @@ pub fn resolve(
         opts,
         name,
         out: out.to_owned(),
+        vkgen_root_recorded: vkgen_root_recorded && vkgen_root.is_some(),
         vkgen_root,
         expect_sha256,
+        registry_file: record
+            .as_ref()
+            .filter(|_| recorded_registry)
+            .map(|r| r.registry_file.clone()),
         recorded_registry,
         runtime,
     })
 }
 
-/// `registry` as the record writes it: relative to `crate_dir` when both lie under the same
-/// top-level directory, else absolute.
+/// `registry` as the record writes it: relative to `crate_dir`, so the record is the same on
+/// every machine that keeps the crate and its registry side by side (and where they are not,
+/// [`Record::locate_registry`] finds the file by its SHA-256).
 pub fn registry_path(crate_dir: &Path, registry: &Path) -> String {
-    let (from, to) = (
-        crate::paths::resolved(crate_dir),
-        crate::paths::resolved(registry),
-    );
-    let top = |p: &Path| p.components().take(2).collect::<PathBuf>();
-    if top(&from) == top(&to) && from.components().count() > 1 {
-        crate::paths::relative_path(&from, &to)
-    } else {
-        to.to_string_lossy().replace('\\', "/")
-    }
+    crate::paths::relative_path(crate_dir, registry)
 }

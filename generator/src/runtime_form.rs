@@ -58,7 +58,12 @@ impl Runtime {
     pub(crate) fn dependency(&self, path: &str) -> String {
         let quoted = |s: &str| toml_edit::Value::from(s).to_string().trim().to_owned();
         match self {
-            Self::Vendored => format!("{{ path = {} }}", quoted(&format!("{path}/runtime/driver"))),
+            // The version too: `cargo package` needs one on every dependency.
+            Self::Vendored => format!(
+                "{{ path = {}, version = {} }}",
+                quoted(&format!("{path}/runtime/driver")),
+                quoted(&format!("={}", env!("CARGO_PKG_VERSION")))
+            ),
             Self::Version => quoted(&format!("={}", env!("CARGO_PKG_VERSION"))),
             Self::Git { url, rev } => format!("{{ git = {}, rev = {} }}", quoted(url), quoted(rev)),
         }

@@ -38,7 +38,7 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 use crate::error::{Error, Result};
 use crate::paths::{is_inside, relative_path};
 use crate::record::{DriverRun, Record};
-use crate::{emit, load, select, write, OutputFile};
+use crate::{emit, load, select, OutputFile};
 
 /// The oldest core version whose registry the driver kit compiles against, and the oldest
 /// registry of vkgen's matrix that defines it.
@@ -63,6 +63,8 @@ struct CargoToml<'a> {
     /// The `vkgen-driver` dependency, as TOML (`{ path = "…" }`, `"=0.1.0"`, `{ git = … }`).
     dependency: &'a str,
     standalone: bool,
+    /// The vendored crates, as workspace members (empty unless the runtime is vendored).
+    members: Vec<String>,
 }
 
 pub use crate::runtime_form::Runtime;
@@ -126,15 +128,7 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
     let (name, out, opts) = (run.name.as_str(), run.out.as_path(), &run.opts);
     let runtime = &run.runtime;
     check_name(name)?;
-    let root = run
-        .vkgen_root
-        .as_deref()
-        .map_or_else(default_vkgen_root, Path::to_path_buf);
-    let resolved = if root.is_absolute() {
-        root.clone()
-    } else {
-        out.join(&root)
-    };
+    let resolved = checkout_root(run);
     // A registry or git runtime needs no checkout (an installed vkgen scaffolds with it).
     let checkout = resolved.join("runtime/driver/Cargo.toml").is_file();
     if !checkout && *runtime == Runtime::Vendored {
@@ -156,10 +150,12 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
     let (loaded, source) = load(opts)?;
     let reg = &loaded.registry;
     let highest = select::highest_version(reg);
-    let file_name = source
-        .path
-        .file_name()
-        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    let file_name = run.registry_file.clone().unwrap_or_else(|| {
+        source
+            .path
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+    });
     let version = format!("{}.{}.{}", highest.0, highest.1, reg.header_version);
     check_registry(run, &file_name, &version, reg, &resolved, standalone)?;
     let (major, minor) = opts.api_version.unwrap_or(highest);
@@ -211,6 +207,11 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
                 crate_name: &crate_name,
                 dependency: &dependency,
                 standalone,
+                members: if standalone && *runtime == Runtime::Vendored {
+                    crate::vendor::members()
+                } else {
+                    Vec::new()
+                },
             })?,
         });
     }
@@ -263,6 +264,21 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
     })
 }
 
+/// The vkgen checkout `run` builds on: `--vkgen-root` (relative to the crate, or absolute),
+/// else the default; a recorded root that is no checkout here (the crate was copied to
+/// another machine) gives way to the default, and the record keeps it.
+fn checkout_root(run: &DriverRun) -> PathBuf {
+    let Some(root) = run.vkgen_root.as_deref() else {
+        return default_vkgen_root();
+    };
+    let resolved = run.out.join(root);
+    let is_checkout = |p: &Path| p.join("runtime/driver/Cargo.toml").is_file();
+    if run.vkgen_root_recorded && !is_checkout(&resolved) && is_checkout(&default_vkgen_root()) {
+        return default_vkgen_root();
+    }
+    resolved
+}
+
 /// `vkgen.toml` of `run`, and the line naming the registry it read.
 fn record_of(
     run: &DriverRun,
@@ -278,14 +294,26 @@ fn record_of(
         .ok()
         .flatten()
         .filter(|r| r.registry_sha256 == sha256)
-        .map(|r| r.registry_path);
+        .map(|r| r.registry_path)
+        // An absolute path (what older records wrote) is machine-bound: made relative.
+        .map(|p| {
+            if Path::new(&p).is_absolute() {
+                crate::record::registry_path(&run.out, Path::new(&p))
+            } else {
+                p
+            }
+        });
     let record = Record {
         name: run.name.clone(),
         api_version: run.opts.api_version,
-        vkgen_root: run
-            .vkgen_root
-            .as_ref()
-            .map(|r| r.to_string_lossy().replace('\\', "/")),
+        // Relative to the crate (as the record's reader takes it); a recorded one verbatim.
+        vkgen_root: run.vkgen_root.as_ref().map(|r| {
+            if run.vkgen_root_recorded && r.is_relative() {
+                r.to_string_lossy().replace('\\', "/")
+            } else {
+                relative_path(&run.out, &run.out.join(r))
+            }
+        }),
         runtime: (run.runtime != Runtime::Vendored).then(|| run.runtime.to_string()),
         registry_file: file_name.to_owned(),
         registry_path: kept_path
@@ -383,6 +411,6 @@ fn render(t: &impl Template) -> Result<String> {
 /// Scaffolds `run`'s driver; returns what was written.
 pub fn driver(run: &DriverRun) -> Result<DriverScaffold> {
     let scaffold = driver_files(run)?;
-    write(&scaffold.files, &run.out)?;
+    crate::in_place::write(&scaffold.files, &run.out)?;
     Ok(scaffold)
 }

@@ -15,6 +15,14 @@
 //! (`runtime/driver/build.rs` reads the registry version the generated crate reports).
 //! `VENDORED.txt` records the vkgen version and the copy's SHA-256. The copy is vkgen's:
 //! `vkgen driver` rewrites it on every run and `--check` compares it, like `src/vkgen.rs`.
+//!
+//! Distribution (issue 33): the copy's crates are members of the vendor's workspace and
+//! packages like any other (no `publish = false`; their path dependencies carry the exact
+//! version), so `cargo package` in the vendor's crate packages it together with the runtime it
+//! builds on, each package verified against the others. As members they would be tested,
+//! formatted and linted with the vendor's crate: their unit tests are switched off (`[lib]
+//! test = false`; the tests are vkgen's, and their dev-dependencies go), and a
+//! `rustfmt.toml` keeps `cargo fmt` off the copy.
 
 use std::path::Path;
 
@@ -36,8 +44,20 @@ pub const CRATES: &[&str] = &[
     GENERATED,
 ];
 
+/// The copy's crates as the vendor's workspace members (paths relative to the crate).
+pub fn members() -> Vec<String> {
+    CRATES.iter().map(|c| format!("{DIR}/{c}")).collect()
+}
+
 /// The generated crate's place in the copy: written from the driver's registry, not copied.
 pub const GENERATED: &str = "generated";
+
+/// The copy's `rustfmt.toml`: rustfmt takes the configuration nearest a file, so `cargo fmt`
+/// in the vendor's workspace (of which the copy is a member) leaves vkgen's files as vkgen
+/// wrote them — `--check` compares them byte for byte — whatever the vendor's own style.
+const RUSTFMT_TOML: &str = "# Written by `vkgen driver`: the vendored runtime is vkgen's, \
+compared byte for byte by\n# `vkgen driver --check`, so `cargo fmt` leaves it as it is.\n\
+disable_all_formatting = true\n";
 
 /// Directories of a crate that a dependent never builds.
 const SKIPPED: &[&str] = &["target", "tests", "benches", "fuzz", "examples"];
@@ -72,6 +92,10 @@ pub fn files(root: &Path, generated: &[OutputFile]) -> Result<Vec<OutputFile>> {
         path: format!("{DIR}/{GENERATED}/{}", f.path),
         contents: f.contents.clone(),
     }));
+    out.push(OutputFile {
+        path: format!("{DIR}/rustfmt.toml"),
+        contents: RUSTFMT_TOML.to_owned(),
+    });
     let digest = out.iter().fold(Sha256::new(), |h, f| {
         h.chain_update(f.path.as_bytes())
             .chain_update(f.contents.as_bytes())
@@ -134,7 +158,6 @@ fn standalone_manifest(
                 *item = value;
             }
         }
-        package.insert("publish", toml_edit::value(false));
     }
     let ws_deps = ws.get("dependencies").and_then(Item::as_table);
     for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
@@ -152,6 +175,17 @@ fn standalone_manifest(
     }
     // The workspace's lints are vkgen's conventions, not the vendor's build's.
     doc.remove("lints");
+    // The copy is a member of the vendor's workspace (so that `cargo package` packages it with
+    // the crate), so their `cargo test` would run it: its unit tests are vkgen's, run by
+    // vkgen's CI, and their dev-dependencies are not the vendor's to build.
+    doc.remove("dev-dependencies");
+    let lib = doc
+        .entry("lib")
+        .or_insert_with(toml_edit::table)
+        .as_table_like_mut()
+        .ok_or("[lib] is not a table")?;
+    lib.insert("test", toml_edit::value(false));
+    lib.insert("doctest", toml_edit::value(false));
     // The copy carries a package's sources, not its benches (as the published package): a
     // declared bench target would name a file that is not there.
     doc.remove("bench");

@@ -19,10 +19,19 @@ fn the_vendored_runtime_stands_alone_and_is_reproducible() {
     for krate in vkgen::vendor::CRATES {
         let manifest = &file(&format!("{krate}/Cargo.toml")).contents;
         assert!(!manifest.contains("workspace"), "{krate}: {manifest}");
-        // The runtime's copies are never packages of their own; the generated crate is
-        // byte for byte what `vkgen generate` writes (checked below).
+        // Issue 33: the runtime's copies package with the vendor's crate (members of its
+        // workspace), so nothing says `publish = false`; their unit tests and dev-dependencies
+        // stay vkgen's. The generated crate is byte for byte what `vkgen generate` writes
+        // (checked below).
+        let doc: toml_edit::DocumentMut = manifest.parse().unwrap();
+        assert!(
+            doc["package"].get("publish").is_none(),
+            "{krate}: {manifest}"
+        );
         if *krate != vkgen::vendor::GENERATED {
-            assert!(manifest.contains("publish = false"), "{krate}");
+            assert_eq!(doc["lib"]["test"].as_bool(), Some(false), "{krate}");
+            assert_eq!(doc["lib"]["doctest"].as_bool(), Some(false), "{krate}");
+            assert!(doc.get("dev-dependencies").is_none(), "{krate}: {manifest}");
         }
         // The package metadata a member inherits is written out too.
         let version = format!("version = \"{}\"", env!("CARGO_PKG_VERSION"));
@@ -110,7 +119,10 @@ fn the_runtime_comes_vendored_by_version_or_by_git_revision() {
     assert_eq!(
         manifest(&Runtime::Vendored),
         (
-            r#"{ path = "vendor/vkgen/runtime/driver" }"#.to_owned(),
+            format!(
+                r#"{{ path = "vendor/vkgen/runtime/driver", version = "={}" }}"#,
+                env!("CARGO_PKG_VERSION")
+            ),
             true
         )
     );
@@ -197,7 +209,10 @@ fn check_compares_what_cargo_toml_builds_on_with_the_chosen_runtime() {
     // Cargo.toml now takes the chosen runtime: the left-over copy no longer matters.
     let manifest = dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap().replace(
-        r#"{ path = "vendor/vkgen/runtime/driver" }"#,
+        &format!(
+            r#"{{ path = "vendor/vkgen/runtime/driver", version = "={}" }}"#,
+            env!("CARGO_PKG_VERSION")
+        ),
         &format!("\"={}\"", env!("CARGO_PKG_VERSION")),
     );
     std::fs::write(&manifest, text).unwrap();

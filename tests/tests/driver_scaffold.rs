@@ -404,7 +404,7 @@ fn rescaffolding_keeps_vendor_files_and_check_guards_generated_ones() {
     // whose manifests stand alone (nothing inherited from vkgen's workspace).
     let manifest = std::fs::read_to_string(copy.join("Cargo.toml")).unwrap();
     assert!(
-        manifest.contains(r#"vkgen-driver = { path = "vendor/vkgen/runtime/driver" }"#),
+        manifest.contains(r#"vkgen-driver = { path = "vendor/vkgen/runtime/driver", version = "#),
         "{manifest}"
     );
     let root = paths::workspace_root().to_string_lossy().into_owned();
