@@ -446,7 +446,12 @@ pub struct Properties {
     out.push_str("}\n");
     emit_struct_list(cx, t, "PROPERTY_STRUCTS", out);
     emit_slot_table(cx, t, "PROPERTY_SLOTS", "Properties", out);
+    emit_properties_default_debug(cx, t, out);
+    emit_properties_methods(t, out);
+}
 
+/// `Default` (all zeroes) and `Debug` of `Properties`.
+fn emit_properties_default_debug(cx: &Ctx, t: &Table, out: &mut String) {
     out.push_str(
         r#"
 /// An all-zero value of a plain Vulkan type.
@@ -478,7 +483,12 @@ impl Default for Properties {
             debug_expr(cx, f)
         );
     }
-    out.push_str("            .finish()\n    }\n}\n\nimpl Properties {\n");
+    out.push_str("            .finish()\n    }\n}\n");
+}
+
+/// The 1.0 conversions and the pNext writers of `Properties`.
+fn emit_properties_methods(t: &Table, out: &mut String) {
+    out.push_str("\nimpl Properties {\n");
     let base = &t.structs[0];
     out.push_str("    /// The `VkPhysicalDeviceProperties` (`vkGetPhysicalDeviceProperties`) of the table.\n    pub fn properties10(&self) -> vk::PhysicalDeviceProperties {\n        let mut o = vk::PhysicalDeviceProperties::default();\n");
     for m in &base.members {
