@@ -715,7 +715,10 @@ fn the_cycle_check_sees_nested_use_cycles() {
     // `#[path]`: no cycle.
     let (g, _d) = graph_of(&[
         ("lib.rs", "mod a;\n#[path = \"elsewhere/b.rs\"]\nmod b;\n"),
-        ("a.rs", "use crate::b::B;\n#[cfg(test)]\nmod tests { use crate::b::*; }\n"),
+        (
+            "a.rs",
+            "use crate::b::B;\npub(crate) struct A;\npub(in crate::a) fn f() {}\n#[cfg(test)]\nmod tests { use crate::b::*; }\n",
+        ),
         ("elsewhere/b.rs", "pub struct B;\nfn q() { quote! { crate::a::A } }\n#[cfg(test)]\nmod tests { use crate::a::*; }\n"),
     ]);
     assert!(g.errors.is_empty(), "{:?}", g.errors);
@@ -877,4 +880,38 @@ fn print_ceilings() {
             println!("        ],\n    ),");
         }
     }
+}
+
+#[test]
+fn the_kit_names_no_driver() {
+    // The driver runtime (the kit and the backends' shared code) is below every driver: a
+    // driver's name or crate in it would be an arrow back up (issue 34: the null driver lived
+    // in the kit, and the kit's bring-up called it).
+    let mut named = Vec::new();
+    for rel in rust_files()
+        .into_iter()
+        .filter(|r| r.starts_with("runtime/driver/src"))
+    {
+        for (i, line) in read(&rel).lines().enumerate() {
+            // Docs may name the reference drivers as examples; code may not.
+            if is_comment(line) {
+                continue;
+            }
+            if ["NullDriver", "vulkan_null", "backend::null", "kit::null"]
+                .iter()
+                .any(|n| line.contains(n))
+            {
+                named.push(format!("{}:{}: {}", rel.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "the driver runtime names a driver (drivers are kit clients, in runtime/drivers):\n{}",
+        named.join("\n")
+    );
+    assert!(
+        !read(Path::new("runtime/driver/Cargo.toml")).contains("drivers/"),
+        "the driver runtime depends on a driver crate"
+    );
 }

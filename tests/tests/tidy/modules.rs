@@ -225,6 +225,9 @@ impl<'ast> Visit<'ast> for Names {
         }
     }
 
+    // `pub(crate)`, `pub(super)`, `pub(in a::b)` say who may see an item, not what it uses.
+    fn visit_vis_restricted(&mut self, _: &'ast syn::VisRestricted) {}
+
     fn visit_path(&mut self, p: &'ast syn::Path) {
         if p.leading_colon.is_none() {
             self.add(p.segments.iter().map(|s| s.ident.to_string()).collect());
