@@ -4344,7 +4344,13 @@ impl Features {
         "ycbcrImageArrays",
         "zeroInitializeDeviceMemory",
     ];
+}
 
+// The methods of `Features` (hand-written: vkgen's `generator/src/emit/runtime/features_impl.rs`),
+// copied verbatim into the generated file after the tables, where it is compiled and linted:
+// the slice views and the chain readers and writers, the same for every selection (the
+// per-selection part is the slot tables they walk).
+impl Features {
     /// The fields in [`Self::NAMES`] order.
     pub fn as_slice(&self) -> &[bool] {
         // SAFETY: `Features` is `#[repr(C)]` with only `bool` fields (size and alignment 1), so it
@@ -4354,7 +4360,8 @@ impl Features {
 
     /// The fields in [`Self::NAMES`] order, writable.
     pub fn as_mut_slice(&mut self) -> &mut [bool] {
-        // SAFETY: as in `as_slice`; the borrow is unique.
+        // SAFETY: `Features` is `#[repr(C)]` with only `bool` fields, laid out as
+        // `[bool; NAMES.len()]` (see `as_slice`); `&mut self` makes the borrow unique.
         unsafe { core::slice::from_raw_parts_mut((self as *mut Self).cast::<bool>(), Self::NAMES.len()) }
     }
 
