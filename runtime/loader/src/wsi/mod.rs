@@ -60,6 +60,7 @@ pub mod swapchain;
 mod swapchain_create;
 pub mod timing;
 pub mod window;
+pub mod window_err;
 
 pub use crate::dispatch_data::term::{DeviceFns, DeviceWsi};
 
