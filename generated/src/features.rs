@@ -15,8 +15,9 @@ use crate::vk;
 // The slot machinery of `features.rs` (hand-written: vkgen's
 // `generator/src/emit/runtime/feature_slots.rs`), copied verbatim into the generated file after
 // its header, where it is compiled and linted with the tables the generator writes below it.
-/// The largest number of pNext structures followed: a cycle in an application's chain ends here.
-pub const MAX_CHAIN: usize = 1 << 12;
+/// The largest number of pNext structures followed (the workspace's one bound, `chain.rs`).
+pub use crate::chain::MAX_CHAIN;
+use crate::chain::{chain, for_each_out};
 
 /// How one member of a Vulkan structure relates to a field of the flat table `F`.
 #[derive(Clone, Copy)]
@@ -4466,17 +4467,14 @@ impl Features {
         if features2.is_null() {
             return;
         }
-        // SAFETY: `features2` is writable and its chain holds valid structures (the caller's
-        // contract); each link is read before it is followed.
+        // SAFETY: `features2` is writable and its chain holds valid writable structures (the
+        // caller's contract), each of which `write_struct` may fill; `for_each_out` reads each
+        // link before the structure is written.
         unsafe {
             self.write_features10(&mut (*features2).features);
-            let mut next = (*features2).p_next.cast::<vk::BaseOutStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                self.write_struct(next);
-                next = (*next).p_next;
-                n += 1;
-            }
+            for_each_out((*features2).p_next, |s| {
+                self.write_struct(s);
+            });
         }
     }
 
@@ -4496,16 +4494,12 @@ impl Features {
             if let Some(f) = info.p_enabled_features.as_ref() {
                 out.read_features10(f);
             }
-            let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                if (*next).s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
-                    out.read_features10(&(*next.cast::<vk::PhysicalDeviceFeatures2<'_>>()).features);
+            for s in chain(info.p_next) {
+                if s.s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
+                    out.read_features10(&(*core::ptr::from_ref(s).cast::<vk::PhysicalDeviceFeatures2<'_>>()).features);
                 } else {
-                    out.read_struct(next);
+                    out.read_struct(s);
                 }
-                next = (*next).p_next;
-                n += 1;
             }
         }
         out
@@ -9330,17 +9324,14 @@ impl Properties {
         if props2.is_null() {
             return;
         }
-        // SAFETY: `props2` is writable and its chain holds valid structures (the caller's
-        // contract); each link is read before it is followed.
+        // SAFETY: `props2` is writable and its chain holds valid writable structures (the
+        // caller's contract), each of which `write_struct` may fill; `for_each_out` reads each
+        // link before the structure is written.
         unsafe {
             (*props2).properties = self.properties10();
-            let mut next = (*props2).p_next.cast::<vk::BaseOutStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                self.write_struct(next);
-                next = (*next).p_next;
-                n += 1;
-            }
+            for_each_out((*props2).p_next, |s| {
+                self.write_struct(s);
+            });
         }
     }
 }

@@ -378,17 +378,14 @@ fn emit_properties_methods(t: &Table, out: &mut String) {
         if props2.is_null() {
             return;
         }
-        // SAFETY: `props2` is writable and its chain holds valid structures (the caller's
-        // contract); each link is read before it is followed.
+        // SAFETY: `props2` is writable and its chain holds valid writable structures (the
+        // caller's contract), each of which `write_struct` may fill; `for_each_out` reads each
+        // link before the structure is written.
         unsafe {
             (*props2).properties = self.properties10();
-            let mut next = (*props2).p_next.cast::<vk::BaseOutStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                self.write_struct(next);
-                next = (*next).p_next;
-                n += 1;
-            }
+            for_each_out((*props2).p_next, |s| {
+                self.write_struct(s);
+            });
         }
     }
 }

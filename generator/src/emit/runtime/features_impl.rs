@@ -118,17 +118,14 @@ impl Features {
         if features2.is_null() {
             return;
         }
-        // SAFETY: `features2` is writable and its chain holds valid structures (the caller's
-        // contract); each link is read before it is followed.
+        // SAFETY: `features2` is writable and its chain holds valid writable structures (the
+        // caller's contract), each of which `write_struct` may fill; `for_each_out` reads each
+        // link before the structure is written.
         unsafe {
             self.write_features10(&mut (*features2).features);
-            let mut next = (*features2).p_next.cast::<vk::BaseOutStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                self.write_struct(next);
-                next = (*next).p_next;
-                n += 1;
-            }
+            for_each_out((*features2).p_next, |s| {
+                self.write_struct(s);
+            });
         }
     }
 
@@ -148,16 +145,12 @@ impl Features {
             if let Some(f) = info.p_enabled_features.as_ref() {
                 out.read_features10(f);
             }
-            let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                if (*next).s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
-                    out.read_features10(&(*next.cast::<vk::PhysicalDeviceFeatures2<'_>>()).features);
+            for s in chain(info.p_next) {
+                if s.s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
+                    out.read_features10(&(*core::ptr::from_ref(s).cast::<vk::PhysicalDeviceFeatures2<'_>>()).features);
                 } else {
-                    out.read_struct(next);
+                    out.read_struct(s);
                 }
-                next = (*next).p_next;
-                n += 1;
             }
         }
         out

@@ -7,7 +7,7 @@ use std::ffi::c_int;
 use std::panic::Location;
 
 use super::window::{strerror, INVALID_OPERATION, OK, TIMED_OUT};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The window call a status came from: the few whose failures mean something other than a
 /// lost surface.
