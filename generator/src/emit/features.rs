@@ -228,7 +228,6 @@ pub struct Features {
     out.push_str(FEATURES_IMPL);
 }
 
-
 /// How a field prints in `Debug` (the generated crate builds ash without its `debug` feature):
 /// numbers and arrays of them as themselves, enums and flags as their raw value, anything else
 /// (structures, lists of non-numbers) as its type name or length.
