@@ -15,8 +15,9 @@ use crate::vk;
 // The slot machinery of `features.rs` (hand-written: vkgen's
 // `generator/src/emit/runtime/feature_slots.rs`), copied verbatim into the generated file after
 // its header, where it is compiled and linted with the tables the generator writes below it.
-/// The largest number of pNext structures followed: a cycle in an application's chain ends here.
-pub const MAX_CHAIN: usize = 1 << 12;
+/// The largest number of pNext structures followed (the workspace's one bound, `chain.rs`).
+pub use crate::chain::MAX_CHAIN;
+use crate::chain::{chain, for_each_out};
 
 /// How one member of a Vulkan structure relates to a field of the flat table `F`.
 #[derive(Clone, Copy)]
@@ -4344,7 +4345,13 @@ impl Features {
         "ycbcrImageArrays",
         "zeroInitializeDeviceMemory",
     ];
+}
 
+// The methods of `Features` (hand-written: vkgen's `generator/src/emit/runtime/features_impl.rs`),
+// copied verbatim into the generated file after the tables, where it is compiled and linted:
+// the slice views and the chain readers and writers, the same for every selection (the
+// per-selection part is the slot tables they walk).
+impl Features {
     /// The fields in [`Self::NAMES`] order.
     pub fn as_slice(&self) -> &[bool] {
         // SAFETY: `Features` is `#[repr(C)]` with only `bool` fields (size and alignment 1), so it
@@ -4354,7 +4361,8 @@ impl Features {
 
     /// The fields in [`Self::NAMES`] order, writable.
     pub fn as_mut_slice(&mut self) -> &mut [bool] {
-        // SAFETY: as in `as_slice`; the borrow is unique.
+        // SAFETY: `Features` is `#[repr(C)]` with only `bool` fields, laid out as
+        // `[bool; NAMES.len()]` (see `as_slice`); `&mut self` makes the borrow unique.
         unsafe { core::slice::from_raw_parts_mut((self as *mut Self).cast::<bool>(), Self::NAMES.len()) }
     }
 
@@ -4459,17 +4467,14 @@ impl Features {
         if features2.is_null() {
             return;
         }
-        // SAFETY: `features2` is writable and its chain holds valid structures (the caller's
-        // contract); each link is read before it is followed.
+        // SAFETY: `features2` is writable and its chain holds valid writable structures (the
+        // caller's contract), each of which `write_struct` may fill; `for_each_out` reads each
+        // link before the structure is written.
         unsafe {
             self.write_features10(&mut (*features2).features);
-            let mut next = (*features2).p_next.cast::<vk::BaseOutStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                self.write_struct(next);
-                next = (*next).p_next;
-                n += 1;
-            }
+            for_each_out((*features2).p_next, |s| {
+                self.write_struct(s);
+            });
         }
     }
 
@@ -4489,16 +4494,12 @@ impl Features {
             if let Some(f) = info.p_enabled_features.as_ref() {
                 out.read_features10(f);
             }
-            let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                if (*next).s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
-                    out.read_features10(&(*next.cast::<vk::PhysicalDeviceFeatures2<'_>>()).features);
+            for s in chain(info.p_next) {
+                if s.s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
+                    out.read_features10(&(*core::ptr::from_ref(s).cast::<vk::PhysicalDeviceFeatures2<'_>>()).features);
                 } else {
-                    out.read_struct(next);
+                    out.read_struct(s);
                 }
-                next = (*next).p_next;
-                n += 1;
             }
         }
         out
@@ -9323,17 +9324,14 @@ impl Properties {
         if props2.is_null() {
             return;
         }
-        // SAFETY: `props2` is writable and its chain holds valid structures (the caller's
-        // contract); each link is read before it is followed.
+        // SAFETY: `props2` is writable and its chain holds valid writable structures (the
+        // caller's contract), each of which `write_struct` may fill; `for_each_out` reads each
+        // link before the structure is written.
         unsafe {
             (*props2).properties = self.properties10();
-            let mut next = (*props2).p_next.cast::<vk::BaseOutStructure<'_>>();
-            let mut n = 0;
-            while !next.is_null() && n < MAX_CHAIN {
-                self.write_struct(next);
-                next = (*next).p_next;
-                n += 1;
-            }
+            for_each_out((*props2).p_next, |s| {
+                self.write_struct(s);
+            });
         }
     }
 }

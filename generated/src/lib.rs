@@ -6,6 +6,9 @@
 #![allow(clippy::all)]
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
+pub mod chain;
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
 pub mod commands;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
@@ -40,6 +43,9 @@ mod phf;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod recorder;
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
+pub mod two_call;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
 pub mod vk;

@@ -30,7 +30,8 @@ impl Arena {
     /// The most `pNext` elements one chain copy walks. Real chains hold a handful (one per
     /// extension structure a command accepts); a longer one is a cycle or garbage, and copying
     /// it whole would fill memory (issue 36). Elements past the bound are dropped with a warning.
-    pub const MAX_CHAIN_ELEMENTS: usize = 256;
+    /// The workspace's one chain bound ([`crate::chain::MAX_CHAIN`]).
+    pub const MAX_CHAIN_ELEMENTS: usize = crate::chain::MAX_CHAIN;
 
     /// How many dropped-structure warnings a process logs: an application that chains an
     /// unknown structure into every command would otherwise log one line per recorded command.

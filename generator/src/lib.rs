@@ -178,7 +178,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
 type Emitter = fn(&emit::Ctx) -> Result<String>;
 
 /// Every file of `src/` but `lib.rs`, with its emitter (hand-written runtime files are copied).
-const EMITTERS: [(&str, Emitter); 16] = [
+const EMITTERS: [(&str, Emitter); 18] = [
     ("src/vk.rs", emit::types::emit),
     ("src/pfn.rs", emit::pfn::emit),
     ("src/phf.rs", |_| emit::phf::runtime_file()),
@@ -191,6 +191,12 @@ const EMITTERS: [(&str, Emitter); 16] = [
         Ok(emit::runtime_files::copy(
             emit::runtime_files::DRIVER_RESOLVE,
         ))
+    }),
+    ("src/chain.rs", |_| {
+        Ok(emit::runtime_files::copy(emit::runtime_files::CHAIN))
+    }),
+    ("src/two_call.rs", |_| {
+        Ok(emit::runtime_files::copy(emit::runtime_files::TWO_CALL))
     }),
     ("src/commands.rs", emit::commands::emit),
     ("src/extensions.rs", emit::extensions::emit),
@@ -509,6 +515,7 @@ struct GeneratedReadme<'a> {
 /// The generated modules: `(name, public)`, in `lib.rs` order (`trampolines` apart: only the
 /// loader and the `exports` check compile it).
 pub(crate) const MODULES: &[(&str, bool)] = &[
+    ("chain", true),
     ("commands", true),
     ("dispatch", true),
     ("dispatch_table", false),
@@ -521,6 +528,7 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("pfn", true),
     ("phf", false),
     ("recorder", true),
+    ("two_call", true),
     ("vk", true),
 ];
 

@@ -289,9 +289,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs one subcommand.
-///
-/// Long: one arm per subcommand, each a few lines turning its arguments into a library call.
+/// Runs one subcommand: each arm hands its arguments to the function that runs it.
 fn run(cli: Cli) -> vkgen::Result<ExitCode> {
     match cli.command {
         Command::Generate {
@@ -299,75 +297,7 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             out,
             check,
             timings,
-        } => {
-            let mut opts = options(&registry);
-            opts.self_regenerating = vkgen::build::generator_beside(&out);
-            let g = vkgen::generate(&opts)?;
-            let print_timings = |g: &vkgen::Generated, wrote: Option<std::time::Duration>| {
-                if timings {
-                    let mut t = g.timings.clone();
-                    if let Some(w) = wrote {
-                        t.phases.push(("write".to_owned(), w));
-                    }
-                    eprint!("{}", t.table());
-                }
-            };
-            eprintln!(
-                "vkgen: registry {} (from {})",
-                g.registry.path.display(),
-                g.registry.how
-            );
-            for w in &g.warnings {
-                eprintln!("vkgen: warning: {w}");
-            }
-            if check {
-                let start = std::time::Instant::now();
-                let s = vkgen::check(&g.files, &out);
-                print_timings(&g, Some(start.elapsed()));
-                if s.is_fresh() {
-                    eprintln!("vkgen: {} is up to date ({})", out.display(), g.summary);
-                    return Ok(ExitCode::SUCCESS);
-                }
-                for f in &s.stale {
-                    println!("stale: {}", out.join(f).display());
-                }
-                for f in &s.missing {
-                    println!("missing: {}", out.join(f).display());
-                }
-                if let Some((version, sha)) = vkgen::recorded_registry(&out) {
-                    if sha != g.provenance.1 {
-                        println!(
-                            "note: {} records vk.xml {version} (SHA-256 {sha}); {} is vk.xml {} (SHA-256 {}): \
-                             to check the crate against its own input, pass that file as --registry",
-                            out.display(),
-                            g.registry.path.display(),
-                            g.provenance.0,
-                            g.provenance.1
-                        );
-                    }
-                }
-                let mut cmd = format!(
-                    "cargo run -p vkgen-generator -- generate --registry {}",
-                    g.registry.path.display()
-                );
-                if let Some((a, b)) = registry.api_version {
-                    cmd.push_str(&format!(" --api-version {a}.{b}"));
-                }
-                cmd.push_str(&format!(" --out {}", out.display()));
-                println!("regenerate with: {cmd}");
-                return Ok(ExitCode::from(1));
-            }
-            let start = std::time::Instant::now();
-            vkgen::write(&g.files, &out)?;
-            print_timings(&g, Some(start.elapsed()));
-            eprintln!(
-                "vkgen: wrote {} files to {} ({})",
-                g.files.len(),
-                out.display(),
-                g.summary
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        } => generate(&registry, &out, check, timings),
         Command::Driver {
             registry,
             name,
@@ -379,40 +309,11 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
         } => {
             let run =
                 vkgen::record::resolve(options(&registry), name, &out, vkgen_root, runtime, check)?;
-            let name = run.name.clone();
             if check {
-                let scaffold = vkgen::scaffold::driver_files(&run)?;
-                eprintln!("vkgen: {}", scaffold.registry);
-                let s = vkgen::check(&scaffold.files, &out);
-                let met = !report || vkgen::driver_report::run(&out)?;
-                if let Some(mismatch) = &scaffold.runtime.mismatch {
-                    println!("runtime mismatch: {mismatch}");
-                }
-                if s.is_fresh() && scaffold.runtime.mismatch.is_none() {
-                    eprintln!("vkgen: driver `{name}` in {} is up to date", out.display());
-                    return Ok(if met {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::from(1)
-                    });
-                }
-                for f in s.stale.iter().chain(&s.missing) {
-                    println!("stale: {}", out.join(f).display());
-                }
-                return Ok(ExitCode::from(1));
+                check_driver(&run, &out, report)
+            } else {
+                scaffold_driver(&run, &out)
             }
-            let scaffold = vkgen::scaffold::driver(&run)?;
-            eprintln!("vkgen: {}", scaffold.registry);
-            if let Some(mismatch) = &scaffold.runtime.mismatch {
-                eprintln!("vkgen: warning: {mismatch}");
-            }
-            eprintln!(
-                "vkgen: driver `{name}` scaffolded in {} ({} files)",
-                out.display(),
-                scaffold.files.len()
-            );
-            eprintln!("vkgen: edit {}/src/lib.rs, then: cargo build --release --manifest-path {}/Cargo.toml", out.display(), out.display());
-            Ok(ExitCode::SUCCESS)
         }
         Command::Info { registry, json } => {
             let opts = options(&registry);
@@ -432,31 +333,7 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             registry,
             out,
             check,
-        } => {
-            let ash = vkgen::ash_types::AshTypes::load();
-            let text = vkgen::ash_layouts::table_file(&registry, |n| ash.has(n))?;
-            match out {
-                None => print!("{text}"),
-                Some(out) if check => {
-                    let existing = std::fs::read_to_string(&out).unwrap_or_default();
-                    if existing.replace("\r\n", "\n") != text {
-                        println!("stale: {}", out.display());
-                        println!(
-                            "regenerate with: cargo run -p vkgen-generator -- ash-layouts --registry {} --out {}",
-                            registry.display(),
-                            out.display()
-                        );
-                        return Ok(ExitCode::from(1));
-                    }
-                    eprintln!("vkgen: {} is up to date", out.display());
-                }
-                Some(out) => {
-                    std::fs::write(&out, text).map_err(|e| vkgen::Error::io(&out, e))?;
-                    eprintln!("vkgen: wrote {}", out.display());
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => ash_layouts(&registry, out, check),
         Command::RequiredFeatures {
             registry,
             out,
@@ -496,53 +373,8 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
             deqp_date,
             out,
             json,
-        } => device_tool(|| {
-            use vkgen::device::{permissions, session::Session, DeviceError};
-            let deqp = deqp_date
-                .as_deref()
-                .map(|d| permissions::deqp_level(d).map(|v| (d, v)))
-                .transpose()
-                .map_err(DeviceError::Options)?;
-            let (loaded, _, loader) = open_device_tool(&device)?;
-            let session = Session::open(&loaded.registry, loader)?;
-            let report = permissions::report(&session, deqp)?;
-            let (written, warnings) = permissions::write(&report, &out)?;
-            if json {
-                println!("{}", to_json(&report)?);
-            } else {
-                print!("{}", permissions::table(&report));
-            }
-            for p in &written {
-                eprintln!("vkgen: wrote {}", p.display());
-            }
-            for w in &warnings {
-                eprintln!("vkgen: warning: {w}");
-            }
-            Ok(ExitCode::SUCCESS)
-        }),
-        Command::Vkjson { device, out, aosp } => device_tool(|| {
-            use vkgen::device::{session::Session, vkjson, DeviceError};
-            let (loaded, source, loader) = open_device_tool(&device)?;
-            let session = Session::open(&loaded.registry, loader)?;
-            let registry = format!(
-                "{} (header {})",
-                source.path.display(),
-                loaded.registry.header_version
-            );
-            let doc = if aosp {
-                vkjson::aosp_document(&session)?
-            } else {
-                vkjson::document(&session, &registry)?
-            };
-            let text = to_json(&doc)? + "\n";
-            match out {
-                Some(p) => {
-                    std::fs::write(&p, text).map_err(|e| DeviceError::Io { path: p, source: e })?
-                }
-                None => print!("{text}"),
-            }
-            Ok(ExitCode::SUCCESS)
-        }),
+        } => device_tool(|| features(&device, deqp_date, &out, json)),
+        Command::Vkjson { device, out, aosp } => device_tool(|| vkjson(&device, out, aosp)),
         Command::Profile {
             action:
                 ProfileCommand::Check {
@@ -553,32 +385,262 @@ fn run(cli: Cli) -> vkgen::Result<ExitCode> {
                     json,
                     only_failed,
                 },
-        } => device_tool(|| {
-            use vkgen::device::profile::{self, Limittypes, ProfileFile};
-            use vkgen::device::session::Session;
-            let file = ProfileFile::read(&profile)?;
-            let names: Vec<String> = match name {
-                Some(n) => vec![n],
-                None => file.profiles.keys().cloned().collect(),
-            };
-            let (loaded, source, loader) = open_device_tool(&device)?;
-            let limittypes = Limittypes::read(&source.path)?;
-            let session = Session::open(&loaded.registry, loader)?;
-            let dev = session.device(device_index)?;
-            let reports = names
-                .iter()
-                .map(|n| profile::check(&session, dev, &limittypes, &file, n))
-                .collect::<Result<Vec<_>, _>>()?;
-            if json {
-                println!("{}", to_json(&reports)?);
-            } else {
-                print!("{}", profile::table(&reports, only_failed));
-            }
-            Ok(if reports.iter().all(|r| r.supported) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
-        }),
+        } => {
+            device_tool(|| check_profile(&profile, &device, name, device_index, json, only_failed))
+        }
     }
+}
+
+/// `vkgen generate`: writes the crate, or with `--check` lists what is stale and how to
+/// regenerate.
+fn generate(
+    registry: &RegistryArgs,
+    out: &std::path::Path,
+    check: bool,
+    timings: bool,
+) -> vkgen::Result<ExitCode> {
+    let mut opts = options(registry);
+    opts.self_regenerating = vkgen::build::generator_beside(out);
+    let g = vkgen::generate(&opts)?;
+    // `--timings`: the phases of `generate`, then the check or the write.
+    let print_timings = |took: std::time::Duration, what: &str| {
+        if timings {
+            let mut t = g.timings.clone();
+            t.phases.push((what.to_owned(), took));
+            eprint!("{}", t.table());
+        }
+    };
+    eprintln!(
+        "vkgen: registry {} (from {})",
+        g.registry.path.display(),
+        g.registry.how
+    );
+    for w in &g.warnings {
+        eprintln!("vkgen: warning: {w}");
+    }
+    if check {
+        let start = std::time::Instant::now();
+        let s = vkgen::check(&g.files, out);
+        print_timings(start.elapsed(), "check");
+        if s.is_fresh() {
+            eprintln!("vkgen: {} is up to date ({})", out.display(), g.summary);
+            return Ok(ExitCode::SUCCESS);
+        }
+        for f in &s.stale {
+            println!("stale: {}", out.join(f).display());
+        }
+        for f in &s.missing {
+            println!("missing: {}", out.join(f).display());
+        }
+        if let Some((version, sha)) = vkgen::recorded_registry(out) {
+            if sha != g.provenance.1 {
+                println!(
+                    "note: {} records vk.xml {version} (SHA-256 {sha}); {} is vk.xml {} (SHA-256 {}): \
+                     to check the crate against its own input, pass that file as --registry",
+                    out.display(),
+                    g.registry.path.display(),
+                    g.provenance.0,
+                    g.provenance.1
+                );
+            }
+        }
+        let mut cmd = format!(
+            "cargo run -p vkgen-generator -- generate --registry {}",
+            g.registry.path.display()
+        );
+        if let Some((a, b)) = registry.api_version {
+            cmd.push_str(&format!(" --api-version {a}.{b}"));
+        }
+        cmd.push_str(&format!(" --out {}", out.display()));
+        println!("regenerate with: {cmd}");
+        return Ok(ExitCode::from(1));
+    }
+    let start = std::time::Instant::now();
+    vkgen::write(&g.files, out)?;
+    print_timings(start.elapsed(), "write");
+    eprintln!(
+        "vkgen: wrote {} files to {} ({})",
+        g.files.len(),
+        out.display(),
+        g.summary
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vkgen driver --check`: whether the scaffold's files and the runtime it builds on are
+/// current, and with `--report` whether the driver meets its report.
+fn check_driver(
+    run: &vkgen::record::DriverRun,
+    out: &std::path::Path,
+    report: bool,
+) -> vkgen::Result<ExitCode> {
+    let name = &run.name;
+    let scaffold = vkgen::scaffold::driver_files(run)?;
+    eprintln!("vkgen: {}", scaffold.registry);
+    let s = vkgen::check(&scaffold.files, out);
+    let met = !report || vkgen::driver_report::run(out)?;
+    if let Some(mismatch) = &scaffold.runtime.mismatch {
+        println!("runtime mismatch: {mismatch}");
+    }
+    if s.is_fresh() && scaffold.runtime.mismatch.is_none() {
+        eprintln!("vkgen: driver `{name}` in {} is up to date", out.display());
+        return Ok(if met {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    for f in s.stale.iter().chain(&s.missing) {
+        println!("stale: {}", out.join(f).display());
+    }
+    Ok(ExitCode::from(1))
+}
+
+/// `vkgen driver`: scaffolds (or refreshes) the driver crate.
+fn scaffold_driver(
+    run: &vkgen::record::DriverRun,
+    out: &std::path::Path,
+) -> vkgen::Result<ExitCode> {
+    let name = &run.name;
+    let scaffold = vkgen::scaffold::driver(run)?;
+    eprintln!("vkgen: {}", scaffold.registry);
+    if let Some(mismatch) = &scaffold.runtime.mismatch {
+        eprintln!("vkgen: warning: {mismatch}");
+    }
+    eprintln!(
+        "vkgen: driver `{name}` scaffolded in {} ({} files)",
+        out.display(),
+        scaffold.files.len()
+    );
+    eprintln!(
+        "vkgen: edit {}/src/lib.rs, then: cargo build --release --manifest-path {}/Cargo.toml",
+        out.display(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vkgen ash-layouts`: prints, writes or checks the table of ash's layouts.
+fn ash_layouts(
+    registry: &std::path::Path,
+    out: Option<PathBuf>,
+    check: bool,
+) -> vkgen::Result<ExitCode> {
+    let ash = vkgen::ash_types::AshTypes::load();
+    let text = vkgen::ash_layouts::table_file(registry, |n| ash.has(n))?;
+    match out {
+        None => print!("{text}"),
+        Some(out) if check => {
+            let existing = std::fs::read_to_string(&out).unwrap_or_default();
+            if existing.replace("\r\n", "\n") != text {
+                println!("stale: {}", out.display());
+                println!(
+                    "regenerate with: cargo run -p vkgen-generator -- ash-layouts --registry {} --out {}",
+                    registry.display(),
+                    out.display()
+                );
+                return Ok(ExitCode::from(1));
+            }
+            eprintln!("vkgen: {} is up to date", out.display());
+        }
+        Some(out) => {
+            std::fs::write(&out, text).map_err(|e| vkgen::Error::io(&out, e))?;
+            eprintln!("vkgen: wrote {}", out.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vkgen features`: the device's feature permissions report, written and printed.
+fn features(
+    device: &DeviceArgs,
+    deqp_date: Option<String>,
+    out: &std::path::Path,
+    json: bool,
+) -> Result<ExitCode, vkgen::device::DeviceError> {
+    use vkgen::device::{permissions, session::Session, DeviceError};
+    let deqp = deqp_date
+        .as_deref()
+        .map(|d| permissions::deqp_level(d).map(|v| (d, v)))
+        .transpose()
+        .map_err(DeviceError::Options)?;
+    let (loaded, _, loader) = open_device_tool(device)?;
+    let session = Session::open(&loaded.registry, loader)?;
+    let report = permissions::report(&session, deqp)?;
+    let (written, warnings) = permissions::write(&report, out)?;
+    if json {
+        println!("{}", to_json(&report)?);
+    } else {
+        print!("{}", permissions::table(&report));
+    }
+    for p in &written {
+        eprintln!("vkgen: wrote {}", p.display());
+    }
+    for w in &warnings {
+        eprintln!("vkgen: warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vkgen vkjson`: the device's vkjson document (or AOSP's form of it).
+fn vkjson(
+    device: &DeviceArgs,
+    out: Option<PathBuf>,
+    aosp: bool,
+) -> Result<ExitCode, vkgen::device::DeviceError> {
+    use vkgen::device::{session::Session, vkjson, DeviceError};
+    let (loaded, source, loader) = open_device_tool(device)?;
+    let session = Session::open(&loaded.registry, loader)?;
+    let registry = format!(
+        "{} (header {})",
+        source.path.display(),
+        loaded.registry.header_version
+    );
+    let doc = if aosp {
+        vkjson::aosp_document(&session)?
+    } else {
+        vkjson::document(&session, &registry)?
+    };
+    let text = to_json(&doc)? + "\n";
+    match out {
+        Some(p) => std::fs::write(&p, text).map_err(|e| DeviceError::Io { path: p, source: e })?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `vkgen profile check`: the device against each profile of the file (or the one named).
+fn check_profile(
+    profile: &std::path::Path,
+    device: &DeviceArgs,
+    name: Option<String>,
+    device_index: usize,
+    json: bool,
+    only_failed: bool,
+) -> Result<ExitCode, vkgen::device::DeviceError> {
+    use vkgen::device::profile::{self, Limittypes, ProfileFile};
+    use vkgen::device::session::Session;
+    let file = ProfileFile::read(profile)?;
+    let names: Vec<String> = match name {
+        Some(n) => vec![n],
+        None => file.profiles.keys().cloned().collect(),
+    };
+    let (loaded, source, loader) = open_device_tool(device)?;
+    let limittypes = Limittypes::read(&source.path)?;
+    let session = Session::open(&loaded.registry, loader)?;
+    let dev = session.device(device_index)?;
+    let reports = names
+        .iter()
+        .map(|n| profile::check(&session, dev, &limittypes, &file, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    if json {
+        println!("{}", to_json(&reports)?);
+    } else {
+        print!("{}", profile::table(&reports, only_failed));
+    }
+    Ok(if reports.iter().all(|r| r.supported) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -121,13 +121,11 @@ pub fn check_name(name: &str) -> Result<()> {
     }
 }
 
-/// The files of `run`'s driver; the vendor's files only where absent.
-///
-/// Long: the checks of the inputs, then one push per file the scaffold owns.
-pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
-    let (name, out, opts) = (run.name.as_str(), run.out.as_path(), &run.opts);
-    let runtime = &run.runtime;
-    check_name(name)?;
+/// Where `run`'s vkgen checkout is (absolute), whether it is one (it has the runtime's
+/// sources), and whether the crate stands alone (outside it, or no checkout to join); a
+/// combination that cannot build is an error.
+fn locate_runtime(run: &DriverRun) -> Result<(PathBuf, bool, bool)> {
+    let (out, runtime) = (run.out.as_path(), &run.runtime);
     let resolved = checkout_root(run);
     // A registry or git runtime needs no checkout (an installed vkgen scaffolds with it).
     let checkout = resolved.join("runtime/driver/Cargo.toml").is_file();
@@ -144,6 +142,15 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
             "--runtime: a crate inside the vkgen checkout builds on the checkout's runtime".into(),
         ));
     }
+    Ok((resolved, checkout, standalone))
+}
+
+/// The files of `run`'s driver; the vendor's files only where absent.
+pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
+    let (name, out, opts) = (run.name.as_str(), run.out.as_path(), &run.opts);
+    let runtime = &run.runtime;
+    check_name(name)?;
+    let (resolved, checkout, standalone) = locate_runtime(run)?;
     let crate_name = name.to_snake_case();
     let type_name = format!("{}Driver", name.to_upper_camel_case());
 

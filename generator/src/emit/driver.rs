@@ -6,18 +6,47 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use std::collections::BTreeMap;
+
 use super::{text, Ctx};
 use crate::error::Result;
 use crate::names;
+use crate::select::SelCommand;
+
+/// The three per-command pieces `driver.rs` is filled with.
+#[derive(Default)]
+struct Rows {
+    /// The `Driver` trait's hooks, each with its "not implemented" default.
+    hooks: String,
+    /// The guarded `extern "system"` entry points.
+    entries: String,
+    /// The arms of `entry_point`'s match.
+    arms: String,
+}
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let (mut hooks, mut entries, mut arms) = (
-        String::new(),
-        String::new(),
-        String::from("match cmd.0 {\n"),
-    );
+    let mut rows = Rows {
+        arms: String::from("match cmd.0 {\n"),
+        ..Rows::default()
+    };
     let index = cx.command_index();
     for c in cx.sel.canonical_commands() {
+        rows.push(cx, &index, c);
+    }
+    rows.arms.push_str("    _ => None,\n}\n");
+    let out = super::format_file(
+        "driver.rs",
+        "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints and the command → entry-point table; the get-proc-addr rules are `driver_resolve.rs`.",
+        skeleton(),
+    )?;
+    let out = text::fill(&out, "__VKGEN_HOOKS", &rows.hooks);
+    let out = text::fill(&out, "__vkgen_entries!", &rows.entries);
+    Ok(text::fill(&out, "__vkgen_entry_point!", &rows.arms))
+}
+
+impl Rows {
+    /// The hook, the entry point and the `entry_point` arm of canonical command `c`.
+    fn push(&mut self, cx: &Ctx, index: &BTreeMap<&str, usize>, c: &SelCommand) {
         let cmd = cx.command(&c.name);
         let field = names::command_field(&c.name);
         let params = text::params(cx, cmd);
@@ -45,9 +74,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             }
             _ => fail.to_owned(),
         };
-        hooks.push('\n');
-        hooks.push_str(&text::doc_link(cx, &c.name));
-        hooks.push_str(&format!(
+        self.hooks.push('\n');
+        self.hooks.push_str(&text::doc_link(cx, &c.name));
+        self.hooks.push_str(&format!(
             "#[doc(alias = \"{}\")]\n#[allow(unused_variables)]\n",
             c.name
         ));
@@ -58,11 +87,11 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             params: &params,
             ret: ret.as_deref(),
         }
-        .write_open(&mut hooks, "");
-        hooks.push_str(&format!("    {default_body}\n}}\n"));
+        .write_open(&mut self.hooks, "");
+        self.hooks.push_str(&format!("    {default_body}\n}}\n"));
 
-        entries.push('\n');
-        entries.push_str(&text::doc_link(cx, &c.name));
+        self.entries.push('\n');
+        self.entries.push_str(&text::doc_link(cx, &c.name));
         text::Sig {
             head: "pub unsafe extern \"system\" fn",
             name: &field,
@@ -70,9 +99,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             params: &params,
             ret: ret.as_deref(),
         }
-        .write_open(&mut entries, "");
-        entries.push_str("    // SAFETY: the caller passes arguments valid for this command; the hook's contract.\n");
-        entries.push_str(&format!(
+        .write_open(&mut self.entries, "");
+        self.entries.push_str("    // SAFETY: the caller passes arguments valid for this command; the hook's contract.\n");
+        self.entries.push_str(&format!(
             "    guard(\"{}\", {fail}, || unsafe {{ D::{field}({args}) }})\n}}\n",
             c.name
         ));
@@ -85,19 +114,23 @@ pub fn emit(cx: &Ctx) -> Result<String> {
                 .filter(|a| a.canonical == c.name && a.name != c.name)
                 .map(|a| index[a.name.as_str()].to_string()),
         );
-        arms.push_str(&format!("    {} => {{\n", ids.join(" | ")));
-        arms.push_str(&format!(
+        self.arms
+            .push_str(&format!("    {} => {{\n", ids.join(" | ")));
+        self.arms.push_str(&format!(
             "        let f: crate::pfn::PFN_{} = entry::{field}::<D>;\n",
             c.name
         ));
-        arms.push_str("        // SAFETY: every function pointer has the same representation; callers cast back.\n");
-        arms.push_str(&format!(
+        self.arms.push_str("        // SAFETY: every function pointer has the same representation; callers cast back.\n");
+        self.arms.push_str(&format!(
             "        Some(unsafe {{ core::mem::transmute::<crate::pfn::PFN_{}, unsafe extern \"system\" fn()>(f) }})\n    }}\n",
             c.name
         ));
     }
-    arms.push_str("    _ => None,\n}\n");
-    let tokens: TokenStream = quote! {
+}
+
+/// The file the rows are filled into: the `Driver` trait, the `entry` module and `entry_point`.
+fn skeleton() -> TokenStream {
+    quote! {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments, clippy::unused_unit, unused_unsafe)]
         use core::ffi::CStr;
         use crate::commands::{CommandId, Level};
@@ -190,13 +223,5 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             __vkgen_entry_point!()
         }
 
-    };
-    let out = super::format_file(
-        "driver.rs",
-        "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints and the command → entry-point table; the get-proc-addr rules are `driver_resolve.rs`.",
-        tokens,
-    )?;
-    let out = text::fill(&out, "__VKGEN_HOOKS", &hooks);
-    let out = text::fill(&out, "__vkgen_entries!", &entries);
-    Ok(text::fill(&out, "__vkgen_entry_point!", &arms))
+    }
 }

@@ -346,7 +346,7 @@ pub mod entry {
 /// `HMI` HAL module and the three `vk_icd*` ICD entry points. See the [module docs](self).
 ///
 /// ```ignore
-/// vkgen_driver::export_driver!(vkgen_driver::backend::null::NullDriver);
+/// vkgen_driver::export_driver!(NullDriver);
 /// ```
 #[macro_export]
 macro_rules! export_driver {

@@ -12,9 +12,9 @@
 //!   host memory that honours `VkAllocationCallbacks`.
 //! * [`export`]: [`export_driver!`] turns a `Driver` into a `cdylib` exporting `HMI` and the
 //!   Khronos `vk_icd*` entry points, and nothing else.
-//! * [`backend`]: the drivers themselves: [`backend::null::NullDriver`] (AOSP nulldrv's
-//!   behaviour; it lives in [`kit::null`], since the kit's bring-up falls back to it) and
-//!   [`backend::host::HostDriver`] (passthrough to a real ICD).
+//! * [`backend`]: [`backend::host::HostDriver`] (passthrough to a real ICD). The null driver
+//!   (AOSP nulldrv's behaviour) is a kit client in its own crate, `runtime/drivers/null`: the
+//!   kit names no driver.
 //! * [`util`]: the two-call idiom, `pNext` chains, fence fd hand-over.
 //! * [`testing`]: opening a built driver library through its HAL module, as a loader does.
 //!

@@ -8,56 +8,11 @@ use ash::vk;
 
 use crate::sync_fd::{FenceError, NativeFence};
 
-/// The two-call idiom: with `p_out` null, stores `src.len()` in `*p_count`; otherwise copies
-/// `min(*p_count, len)` elements, stores that count, and answers `VK_INCOMPLETE` when it is less
-/// than `len`. A null `p_count` (invalid usage) is ignored.
-///
-/// # Safety
-/// `p_count` is null or valid for reads and writes; `p_out` is null or valid for `*p_count`
-/// writes of `T`.
-pub unsafe fn write_array<T: Copy>(src: &[T], p_count: *mut u32, p_out: *mut T) -> vk::Result {
-    // SAFETY: `p_count` and `p_out` are null or valid for `*p_count` elements (this function's
-    // contract, the one `write_array_with` asks for), and every `T: Copy` is an initialised value
-    // to overwrite.
-    unsafe { write_array_with(src.len(), p_count, p_out, |i, out| *out = src[i]) }
-}
-
-/// [`write_array`] for outputs that must be filled in place (structures with `sType`/`pNext`
-/// that the application set): `fill(i, &mut out[i])` for each element written.
-///
-/// # Safety
-/// As for [`write_array`]; `p_out`'s elements must be initialised values of `T`.
-pub unsafe fn write_array_with<T>(
-    len: usize,
-    p_count: *mut u32,
-    p_out: *mut T,
-    mut fill: impl FnMut(usize, &mut T),
-) -> vk::Result {
-    if p_count.is_null() {
-        return vk::Result::SUCCESS;
-    }
-    let total = u32::try_from(len).unwrap_or(u32::MAX);
-    if p_out.is_null() {
-        // SAFETY: `p_count` is valid per the caller.
-        unsafe { *p_count = total };
-        return vk::Result::SUCCESS;
-    }
-    // SAFETY: `p_count` is valid per the caller.
-    let capacity = unsafe { *p_count };
-    let n = capacity.min(total);
-    for i in 0..n as usize {
-        // SAFETY: `i < *p_count`, and `p_out` holds `*p_count` initialised elements.
-        fill(i, unsafe { &mut *p_out.add(i) });
-    }
-    // SAFETY: `p_count` is non-null (checked at the top) and valid for writes (the caller's
-    // contract).
-    unsafe { *p_count = n };
-    if n < total {
-        vk::Result::INCOMPLETE
-    } else {
-        vk::Result::SUCCESS
-    }
-}
+// The two-call idiom and the pNext walkers are the generated crate's (one of each for the
+// workspace, one chain bound: `vkgen_generated::chain::MAX_CHAIN`), under the paths backends
+// always used.
+pub use vkgen_generated::chain::{chain, find_in_chain, for_each_out, MAX_CHAIN};
+pub use vkgen_generated::two_call::{write_array, write_array_with};
 
 /// Copies `s` into a fixed-size C string array (`VkExtensionProperties::extensionName` etc.),
 /// truncating if needed and always NUL-terminating.
@@ -88,52 +43,6 @@ pub fn cstr_from_array(a: &[c_char]) -> &[u8] {
     let bytes = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), a.len()) };
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     &bytes[..end]
-}
-
-/// Iterates a read-only `pNext` chain.
-///
-/// # Safety
-/// `p_next` is null or the head of a valid chain of Vulkan structures that outlives `'a`.
-pub unsafe fn chain<'a>(
-    p_next: *const c_void,
-) -> impl Iterator<Item = &'a vk::BaseInStructure<'a>> {
-    let mut cur = p_next.cast::<vk::BaseInStructure<'a>>();
-    std::iter::from_fn(move || {
-        // SAFETY: each pointer in a valid chain is null or a live structure.
-        let s = unsafe { cur.as_ref() }?;
-        cur = s.p_next;
-        Some(s)
-    })
-}
-
-/// The first structure of type `s_type` in a read-only chain, as `T`.
-///
-/// # Safety
-/// As for [`chain`]; `T` must be the structure type that `s_type` denotes.
-pub unsafe fn find_in_chain<'a, T>(
-    p_next: *const c_void,
-    s_type: vk::StructureType,
-) -> Option<&'a T> {
-    // SAFETY: `p_next` is null or a valid read-only chain (this function's contract, `chain`'s
-    // too); the cast is sound because the caller's `T` is the structure `s_type` denotes, the sType
-    // just compared.
-    unsafe { chain(p_next) }
-        .find(|s| s.s_type == s_type)
-        .map(|s| unsafe { &*std::ptr::from_ref(s).cast::<T>() })
-}
-
-/// Calls `f` with every structure of a writable (output) chain.
-///
-/// # Safety
-/// `p_next` is null or the head of a valid chain of writable Vulkan structures.
-pub unsafe fn for_each_out(p_next: *mut c_void, mut f: impl FnMut(*mut vk::BaseOutStructure<'_>)) {
-    let mut cur = p_next.cast::<vk::BaseOutStructure<'_>>();
-    while !cur.is_null() {
-        // SAFETY: `cur` is a live structure of the chain; read `pNext` before `f` may write it.
-        let next = unsafe { (*cur).p_next };
-        f(cur);
-        cur = next;
-    }
 }
 
 /// The size of the input structures that can appear in the chains the runtime edits

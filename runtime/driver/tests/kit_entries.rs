@@ -1,5 +1,5 @@
 //! The kit's command map (issue 21): components state what they implement as generated,
-//! typed [`EntryTable`]s, merged vendor hook > kit component > null bring-up, as Mesa's
+//! typed [`EntryTable`]s, merged vendor hook > kit component > the kit's bring-up table, as Mesa's
 //! `vk_device_dispatch_table_from_entrypoints`. Checked on two fixtures that differ only in
 //! [`Kit::NULL_OBJECTS`], by which table each command's entry comes from and by running a
 //! bring-up command through the real get-proc-addr path.
@@ -13,7 +13,7 @@ use vkgen_driver::export::DriverModule;
 use vkgen_driver::generated::commands::CommandId as C;
 use vkgen_driver::generated::driver::{provider, Driver, Provider};
 use vkgen_driver::generated::entries::EntryTable;
-use vkgen_driver::kit::{self, null, Kit, PhysicalDeviceDesc};
+use vkgen_driver::kit::{self, Kit, PhysicalDeviceDesc};
 
 /// Writes a made-up buffer handle (its hook beats every table).
 ///
@@ -131,8 +131,8 @@ fn the_vendor_hook_comes_first() {
 fn kit_components_come_before_the_bring_up_table() {
     let merged = kit::entries::<BringUp>();
     let commons = kit::common::entries::<BringUp>();
-    let bring_up = null::bring_up_entries::<BringUp>();
-    // A kit-owned command is the kit's even though the null driver has one.
+    let bring_up = kit::bring_up::entries::<BringUp>();
+    // A kit-owned command is the kit's commons' even though the bring-up table has one.
     assert!(at(&bring_up, C::CREATE_DEVICE).is_some());
     assert_eq!(
         at(&merged, C::CREATE_DEVICE),
@@ -143,7 +143,7 @@ fn kit_components_come_before_the_bring_up_table() {
         at(&bring_up, C::CREATE_DEVICE)
     );
     // The vendor wrote vkBindBufferMemory2: vkBindBufferMemory is the kit's route to it, not
-    // the null driver's.
+    // the bring-up table's.
     assert!(at(&commons, C::BIND_BUFFER_MEMORY).is_some());
     assert_eq!(
         at(&merged, C::BIND_BUFFER_MEMORY),
@@ -190,12 +190,12 @@ fn a_bring_up_command_runs_on_the_vendors_device() {
     }
 }
 
-/// The null driver has no objects of its own (issue 30's dogfood): its bring-up table hands
+/// The bring-up table is the kit's components (issue 34: the kit names no driver): it hands
 /// out the kit's descriptor, shader, pipeline and render-pass objects of the driver in
 /// bring-up, but not the render-pass `vkCmd*` conversions (they need that driver's recorder).
 #[test]
 fn bring_up_hands_out_the_kits_objects_of_the_driver() {
-    let bring_up = null::bring_up_entries::<BringUp>();
+    let bring_up = kit::bring_up::entries::<BringUp>();
     let descriptor = kit::descriptor::bring_up_entries::<BringUp>();
     let shader = kit::shader::bring_up_entries::<BringUp>();
     let pipeline = kit::pipeline::bring_up_entries::<BringUp>();

@@ -233,19 +233,13 @@ impl DeviceChain {
 /// # Safety
 /// `p_next` must be null or a valid Vulkan structure chain.
 pub unsafe fn skip_loader_structs(
-    mut p_next: *const c_void,
+    p_next: *const c_void,
     s_type: vk::StructureType,
 ) -> *const c_void {
-    while !p_next.is_null() {
-        let header = p_next.cast::<vk::BaseInStructure<'_>>();
-        // SAFETY: every Vulkan structure starts with sType and pNext.
-        let header = unsafe { &*header };
-        if header.s_type != s_type {
-            break;
-        }
-        p_next = header.p_next.cast();
-    }
-    p_next
+    // SAFETY: `p_next` is null or a valid chain (this function's contract).
+    unsafe { vkgen_generated::chain::chain(p_next) }
+        .find(|s| s.s_type != s_type)
+        .map_or(std::ptr::null(), |s| std::ptr::from_ref(s).cast())
 }
 
 /// Whether a chain still contains a loader node of `s_type` after the leading ones (logged:
@@ -253,16 +247,9 @@ pub unsafe fn skip_loader_structs(
 ///
 /// # Safety
 /// As [`skip_loader_structs`].
-pub unsafe fn has_loader_struct(mut p_next: *const c_void, s_type: vk::StructureType) -> bool {
-    while !p_next.is_null() {
-        // SAFETY: every Vulkan structure starts with sType and pNext.
-        let header = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
-        if header.s_type == s_type {
-            return true;
-        }
-        p_next = header.p_next.cast();
-    }
-    false
+pub unsafe fn has_loader_struct(p_next: *const c_void, s_type: vk::StructureType) -> bool {
+    // SAFETY: `p_next` is null or a valid chain (this function's contract).
+    unsafe { vkgen_generated::chain::chain(p_next) }.any(|s| s.s_type == s_type)
 }
 
 #[cfg(test)]

@@ -28,38 +28,21 @@ pub(crate) fn guard_result(
     })
 }
 
-/// Writes `items` to a caller's `(pCount, pItems)` pair: with a null `out` stores the count;
-/// otherwise copies `min(*count, len)` items, stores how many were written and returns
-/// `VK_INCOMPLETE` if that was not all of them.
+/// Writes `items` to a caller's `(pCount, pItems)` pair through the workspace's one two-call
+/// helper (`vkgen_generated::two_call::write_array`: the count alone with a null `out`, else
+/// `min(*count, len)` items and `VK_INCOMPLETE` when that was not all), logging the one error it
+/// gives, a null count pointer.
 ///
 /// # Safety
 /// `count` must be null or valid for reads and writes; `out`, when non-null, must be valid for
 /// `*count` writes.
 pub(crate) unsafe fn fill_array<T: Copy>(items: &[T], count: *mut u32, out: *mut T) -> vk::Result {
-    if count.is_null() {
-        return vk_error!(
-            vk::Result::ERROR_INITIALIZATION_FAILED,
-            "enumeration called with a null count pointer"
-        );
+    // SAFETY: the caller's contract is `write_array`'s.
+    let r = unsafe { vkgen_generated::two_call::write_array(items, count, out) };
+    if r == vk::Result::ERROR_INITIALIZATION_FAILED {
+        return vk_error!(r, "enumeration called with a null count pointer");
     }
-    let total = u32::try_from(items.len()).unwrap_or(u32::MAX);
-    if out.is_null() {
-        // SAFETY: `count` was checked non-null above and the caller guarantees it is writable.
-        unsafe { *count = total };
-        return vk::Result::SUCCESS;
-    }
-    // SAFETY: `count` was checked non-null at the top and the caller guarantees it is readable.
-    let capacity = unsafe { *count };
-    let written = capacity.min(total);
-    // SAFETY: `out` holds at least `capacity >= written` elements; `items` has `written`.
-    unsafe { std::ptr::copy_nonoverlapping(items.as_ptr(), out, written as usize) };
-    // SAFETY: `count` was checked non-null at the top and the caller guarantees it is writable.
-    unsafe { *count = written };
-    if written < total {
-        vk::Result::INCOMPLETE
-    } else {
-        vk::Result::SUCCESS
-    }
+    r
 }
 
 /// Calls a two-call enumeration until it returns everything (retrying while the count grows

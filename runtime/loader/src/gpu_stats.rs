@@ -242,17 +242,14 @@ pub unsafe fn enabled_features(
     if let Some(f) = unsafe { info.p_enabled_features.as_ref() } {
         return Some(*f);
     }
-    let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
-    while !next.is_null() {
-        // SAFETY: each link of a valid chain starts with sType/pNext.
-        let base = unsafe { &*next };
-        if base.s_type == vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 {
-            // SAFETY: the sType says this link is a VkPhysicalDeviceFeatures2.
-            return Some(unsafe { &*next.cast::<vk::PhysicalDeviceFeatures2<'_>>() }.features);
-        }
-        next = base.p_next;
+    // SAFETY: the caller guarantees a valid chain; the sType names the structure.
+    unsafe {
+        vkgen_generated::chain::find_in_chain::<vk::PhysicalDeviceFeatures2<'_>>(
+            info.p_next,
+            vk::StructureType::PHYSICAL_DEVICE_FEATURES_2,
+        )
     }
-    None
+    .map(|f| f.features)
 }
 
 /// The names as owned strings, for a [`StatsCall`].

@@ -18,11 +18,11 @@ use vkgen_abi::native_window::*;
 use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{vkgen_window_perform, AndroidNativeRect, PerformArgs};
+use crate::config::{WindowConfig, WindowError, INTERNAL_ERROR};
 use crate::object::WindowObject;
 use crate::queue::{
     AbiResult, BufferQueue, FrameRate, Perform, PerformOut, MAX_DAMAGE_RECTS, MAX_HDR10_PLUS_BYTES,
 };
-use crate::{WindowConfig, WindowError, INTERNAL_ERROR};
 
 const EINVAL: c_int = -libc::EINVAL;
 

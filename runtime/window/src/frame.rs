@@ -11,8 +11,8 @@ use vkgen_platform::gralloc::{BufferDesc, PixelFormat};
 use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{AndroidNativeRect, Cta8613Metadata, Smpte2086Metadata};
+use crate::config::WindowError;
 use crate::object::WindowBuffer;
-use crate::WindowError;
 
 /// Where an acquired frame's buffer goes back to: the [`BufferQueue`](crate::BufferQueue) that
 /// handed it out, which implements this so that a frame need not know the queue's type.

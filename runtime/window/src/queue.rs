@@ -18,10 +18,10 @@ use vkgen_platform::gralloc::{Allocator, GrallocError, PixelFormat, MAX_DIMENSIO
 use vkgen_platform::sync_fd::NativeFence;
 
 use crate::c_abi::{AndroidNativeRect, Cta8613Metadata, Smpte2086Metadata};
+use crate::config::{QueueMode, WindowConfig, WindowError, NUM_BUFFER_SLOTS};
 use crate::frame::{to_rgba8, Frame, FrameOwner, FrameToken, HdrMetadata};
 use crate::object::{WindowBuffer, WindowObject};
 use crate::timing::{now_ns, FrameTimestamps, Timeline};
-use crate::{QueueMode, WindowConfig, WindowError, NUM_BUFFER_SLOTS};
 
 mod consumer;
 mod producer;

@@ -1,8 +1,9 @@
 // The slot machinery of `features.rs` (hand-written: vkgen's
 // `generator/src/emit/runtime/feature_slots.rs`), copied verbatim into the generated file after
 // its header, where it is compiled and linted with the tables the generator writes below it.
-/// The largest number of pNext structures followed: a cycle in an application's chain ends here.
-pub const MAX_CHAIN: usize = 1 << 12;
+/// The largest number of pNext structures followed (the workspace's one bound, `chain.rs`).
+pub use crate::chain::MAX_CHAIN;
+use crate::chain::{chain, for_each_out};
 
 /// How one member of a Vulkan structure relates to a field of the flat table `F`.
 #[derive(Clone, Copy)]

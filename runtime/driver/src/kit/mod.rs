@@ -26,7 +26,7 @@
 //!   in [`routes`] `vkQueueSubmit`, barriers, events, timestamps, copies and render-pass
 //!   commands through their Vulkan 1.3 `…2` forms, and in [`routes_1_4`] map/unmap,
 //!   index-buffer, subresource-layout, descriptor-set, push-constant and push-descriptor
-//!   commands to and from their Vulkan 1.4 forms), then the null driver's bring-up table while
+//!   commands to and from their Vulkan 1.4 forms), then the kit's bring-up table ([`bring_up`]) while
 //!   [`Kit::NULL_OBJECTS`] is on, and otherwise nothing — a NULL proc address, never a stub.
 //! * [`queue`] and [`sync`] are the queue and sync core ([`Kit::SYNC_OBJECTS`], Mesa's
 //!   `vk_queue` and `vk_sync`): batches held until their waits resolve and handed to
@@ -34,9 +34,8 @@
 //!   queue and device idle, `SYNC_FD` interop.
 //! * [`transfer`] runs the transfer commands (fills, updates, copies, clears, blits, resolves)
 //!   on host memory at replay when the engine does not ([`Kit::HOST_TRANSFERS`]).
-//! * [`null`] is that null driver, a kit driver itself (AOSP `nulldrv`): it lives here, below
-//!   the backends, because the kit's bring-up falls back to it; [`crate::backend::null`]
-//!   re-exports it as the backend it also is.
+//! * [`bring_up`] is that bring-up table, made of the kit's own components: the kit names no
+//!   driver (the null driver, `runtime/drivers/null`, is a kit client like a vendor's).
 //!
 //! Why tables and not hooks for queries: a device that answers `vkGetPhysicalDeviceFeatures2`
 //! by hand has to know every feature structure of every registry it is built against; a table
@@ -57,6 +56,7 @@ macro_rules! route {
     };
 }
 
+pub mod bring_up;
 pub mod command;
 pub mod common;
 pub mod debug;
@@ -66,7 +66,6 @@ pub mod extensions;
 pub mod format;
 pub mod hardware_buffer;
 pub mod native_buffer;
-pub mod null;
 pub mod objects;
 pub mod pipeline;
 pub mod queue;
@@ -170,8 +169,9 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// ([`command::CommandBuffer::replay`]).
     const RECORD_COMMANDS: bool = false;
 
-    /// Bring-up aid: commands neither the vendor nor the kit implements answer as the null
-    /// driver's (real objects, no rendering), so an unfinished driver already runs programs.
+    /// Bring-up aid: commands neither the vendor nor the kit implements answer as the kit's
+    /// components do on their own ([`bring_up`]: real objects, no rendering, `VK_SUCCESS` for
+    /// the rest), so an unfinished driver already runs programs.
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
 
@@ -523,7 +523,7 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// descriptor objects ([`Kit::DESCRIPTOR_OBJECTS`]), the shader objects
 /// ([`Kit::SHADER_OBJECTS`]), the pipelines ([`Kit::PIPELINE_OBJECTS`]), the commons, the `…2` routes of 1.3 and 1.4, native buffers,
 /// hardware buffers — then, while
-/// [`Kit::NULL_OBJECTS`] is on, the null driver's bring-up table minus the commands that take
+/// [`Kit::NULL_OBJECTS`] is on, the kit's bring-up table ([`bring_up::entries`]) minus the commands that take
 /// the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
     let mut table = sync::entries::<D>()
@@ -544,7 +544,7 @@ pub fn entries<D: Kit>() -> EntryTable {
         .or(&native_buffer::entries::<D>())
         .or(&hardware_buffer::entries::<D>());
     if D::NULL_OBJECTS {
-        let mut bring_up = null::bring_up_entries::<D>();
+        let mut bring_up = bring_up::entries::<D>();
         bring_up.retain(|cmd| !common::kit_owned(cmd));
         table = table.or(&bring_up);
     }

@@ -1,10 +1,12 @@
 //! The symbols `libvulkan.so` exports, and the table `vkGetInstanceProcAddr` answers exported
 //! names from.
 //!
-//! Exactly the commands of `generated/libvulkan.map` are exported: the generated trampolines
-//! (every exported command the loader does not implement itself), included here from
-//! `generated/src/trampolines.rs`, plus the loader's own implementations in [`crate::api`]
-//! (`commands::LOADER_INTERCEPTED`). The table and `vkGetInstanceProcAddr` name each other, so
+//! On Android the exports are the commands of `generated/libvulkan.map` (AOSP's list): the
+//! generated trampolines (every exported command the loader does not implement itself),
+//! included here from `generated/src/trampolines.rs`, plus the loader's own implementations in
+//! [`crate::api`] (`commands::LOADER_INTERCEPTED`). A Linux host build exports more: the
+//! desktop surface and display commands the Khronos loader exports ([`crate::api`]'s
+//! `desktop` module), so this table is the map's part of the exports, not all of them. The table and `vkGetInstanceProcAddr` name each other, so
 //! this module is part of the api level (and re-exported as `vkgen_loader::exports`). A trampoline reads word 0 of its dispatchable first
 //! argument as a pointer to the [`crate::dispatch_data`] struct whose first field is the
 //! dispatch table, and tail-calls the entry.

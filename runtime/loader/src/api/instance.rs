@@ -203,14 +203,14 @@ fn report_to_create_info(info: &vk::InstanceCreateInfo<'_>, text: &str) {
         return;
     };
     let flags = vk::DebugReportFlagsEXT::ERROR;
-    let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
-    while !next.is_null() {
-        // SAFETY: `next` is a link of the application's create-info chain, each a valid Vulkan
-        // structure starting with sType/pNext (VUID-VkInstanceCreateInfo-pNext-pNext).
-        let base = unsafe { &*next };
+    // SAFETY: the application's create-info chain, each link a valid Vulkan structure
+    // (VUID-VkInstanceCreateInfo-pNext-pNext).
+    for base in unsafe { vkgen_generated::chain::chain(info.p_next) } {
         if base.s_type == vk::StructureType::DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT {
             // SAFETY: the sType says this link is a VkDebugReportCallbackCreateInfoEXT.
-            let cb = unsafe { &*next.cast::<vk::DebugReportCallbackCreateInfoEXT<'_>>() };
+            let cb = unsafe {
+                &*std::ptr::from_ref(base).cast::<vk::DebugReportCallbackCreateInfoEXT<'_>>()
+            };
             if let (true, Some(f)) = (cb.flags.intersects(flags), cb.pfn_callback) {
                 // SAFETY: the application's callback with the arguments the extension defines;
                 // the strings live across the call.
@@ -228,7 +228,6 @@ fn report_to_create_info(info: &vk::InstanceCreateInfo<'_>, text: &str) {
                 };
             }
         }
-        next = base.p_next;
     }
 }
 

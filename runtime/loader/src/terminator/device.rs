@@ -404,60 +404,58 @@ impl DeviceGroupPatch {
     /// `p_next` must be a valid chain whose structs stay alive while the patch lives.
     unsafe fn apply(
         data: &InstanceData,
-        mut p_next: *const std::ffi::c_void,
+        p_next: *const std::ffi::c_void,
     ) -> Result<Option<Self>, vk::Result> {
         if data.term.passthrough {
             return Ok(None);
         }
-        while !p_next.is_null() {
-            // SAFETY: every Vulkan structure starts with sType and pNext.
-            let header = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
-            if header.s_type == vk::StructureType::DEVICE_GROUP_DEVICE_CREATE_INFO {
-                let target = p_next
-                    .cast::<vk::DeviceGroupDeviceCreateInfo<'static>>()
-                    .cast_mut();
-                // SAFETY: the sType identifies the struct.
-                let group = unsafe { &*target };
-                let members = if group.p_physical_devices.is_null() {
-                    &[][..]
-                } else {
-                    // SAFETY: the application's array of `physical_device_count` handles.
-                    unsafe {
-                        std::slice::from_raw_parts(
-                            group.p_physical_devices,
-                            group.physical_device_count as usize,
-                        )
-                    }
-                };
-                let unwrapped = members
-                    .iter()
-                    .map(|&m| {
-                        data.term
-                            .wrapped_physical_devices(data)?
-                            .iter()
-                            .find(|w| w.handle() == m)
-                            .map(|w| w.driver_handle())
-                            .ok_or_else(|| {
-                                vk_error!(
-                                    vk::Result::ERROR_INITIALIZATION_FAILED,
-                                    "vkCreateDevice: device group member {m:?} is not a physical device of this instance"
-                                )
-                            })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let original = group.p_physical_devices;
-                // SAFETY: the application's struct is alive for the call; the pointer is
-                // restored in `drop` before `vkCreateDevice` returns.
-                unsafe { (*target).p_physical_devices = unwrapped.as_ptr() };
-                return Ok(Some(Self {
-                    target,
-                    original,
-                    _unwrapped: unwrapped,
-                }));
+        // SAFETY: `p_next` is a valid chain (this function's contract).
+        let found = unsafe { vkgen_generated::chain::chain(p_next) }
+            .find(|s| s.s_type == vk::StructureType::DEVICE_GROUP_DEVICE_CREATE_INFO);
+        let Some(header) = found else {
+            return Ok(None);
+        };
+        let target = std::ptr::from_ref(header)
+            .cast::<vk::DeviceGroupDeviceCreateInfo<'static>>()
+            .cast_mut();
+        // SAFETY: the sType identifies the struct.
+        let group = unsafe { &*target };
+        let members = if group.p_physical_devices.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: the application's array of `physical_device_count` handles.
+            unsafe {
+                std::slice::from_raw_parts(
+                    group.p_physical_devices,
+                    group.physical_device_count as usize,
+                )
             }
-            p_next = header.p_next.cast();
-        }
-        Ok(None)
+        };
+        let unwrapped = members
+            .iter()
+            .map(|&m| {
+                data.term
+                    .wrapped_physical_devices(data)?
+                    .iter()
+                    .find(|w| w.handle() == m)
+                    .map(|w| w.driver_handle())
+                    .ok_or_else(|| {
+                        vk_error!(
+                            vk::Result::ERROR_INITIALIZATION_FAILED,
+                            "vkCreateDevice: device group member {m:?} is not a physical device of this instance"
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let original = group.p_physical_devices;
+        // SAFETY: the application's struct is alive for the call; the pointer is
+        // restored in `drop` before `vkCreateDevice` returns.
+        unsafe { (*target).p_physical_devices = unwrapped.as_ptr() };
+        Ok(Some(Self {
+            target,
+            original,
+            _unwrapped: unwrapped,
+        }))
     }
 }
 

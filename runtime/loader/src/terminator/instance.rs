@@ -662,32 +662,16 @@ unsafe fn enumerate_groups_impl(
             groups.push((n as u32, devices, group.subset_allocation));
         }
     }
-    let total = groups.len() as u32;
-    if out.is_null() {
-        // SAFETY: `count` was checked non-null at the top and is the application's writable
-        // pPhysicalDeviceGroupCount.
-        unsafe { *count = total };
-        return Ok(vk::Result::SUCCESS);
-    }
-    // SAFETY: `count` was checked non-null at the top and is the application's readable
-    // pPhysicalDeviceGroupCount.
-    let capacity = unsafe { *count };
-    let written = capacity.min(total);
-    for (i, (n, devices, subset)) in groups.iter().take(written as usize).enumerate() {
-        // SAFETY: the caller's array holds `capacity >= written` initialised structs; only the
-        // output members are written, its sType/pNext stay the caller's.
-        let slot = unsafe { &mut *out.add(i) };
-        slot.physical_device_count = *n;
-        slot.physical_devices = *devices;
-        slot.subset_allocation = *subset;
-    }
-    // SAFETY: `count` was checked non-null at the top and is the application's writable
-    // pPhysicalDeviceGroupCount.
-    unsafe { *count = written };
-    Ok(if written < total {
-        vk::Result::INCOMPLETE
-    } else {
-        vk::Result::SUCCESS
+    // SAFETY: `count` was checked non-null at the top and is the application's
+    // pPhysicalDeviceGroupCount; `out` is null or its array of `*count` initialised structs, of
+    // which only the output members are written (sType/pNext stay the caller's).
+    Ok(unsafe {
+        vkgen_generated::two_call::write_array_with(groups.len(), count, out, |i, slot| {
+            let (n, devices, subset) = &groups[i];
+            slot.physical_device_count = *n;
+            slot.physical_devices = *devices;
+            slot.subset_allocation = *subset;
+        })
     })
 }
 

@@ -60,6 +60,7 @@ pub mod swapchain;
 mod swapchain_create;
 pub mod timing;
 pub mod window;
+pub mod window_err;
 
 pub use crate::dispatch_data::term::{DeviceFns, DeviceWsi};
 
@@ -658,42 +659,8 @@ pub fn bind_image_memory2_hook() -> vk::PFN_vkVoidFunction {
     to_void(swapchain::bind_image_memory2 as vk::PFN_vkBindImageMemory2)
 }
 
-/// Walks an input `pNext` chain for the structure of type `s_type`.
-///
-/// # Safety
-/// `p_next` must be null or a valid chain; `T` must be the structure `s_type` names.
-pub(crate) unsafe fn find_in_chain<'a, T>(
-    mut p_next: *const c_void,
-    s_type: vk::StructureType,
-) -> Option<&'a T> {
-    while !p_next.is_null() {
-        // SAFETY: every Vulkan structure starts with sType and pNext.
-        let header = unsafe { &*p_next.cast::<vk::BaseInStructure<'_>>() };
-        if header.s_type == s_type {
-            // SAFETY: the sType names `T`.
-            return Some(unsafe { &*p_next.cast::<T>() });
-        }
-        p_next = header.p_next.cast();
-    }
-    None
-}
-
-/// Calls `f` for every structure of an output `pNext` chain.
-///
-/// # Safety
-/// `p_next` must be null or a valid chain of writable structures.
-pub(crate) unsafe fn for_each_out(
-    mut p_next: *mut c_void,
-    mut f: impl FnMut(*mut vk::BaseOutStructure<'static>),
-) {
-    while !p_next.is_null() {
-        let s = p_next.cast::<vk::BaseOutStructure<'static>>();
-        // SAFETY: every Vulkan structure starts with sType and pNext.
-        let next = unsafe { (*s).p_next };
-        f(s);
-        p_next = next.cast();
-    }
-}
+// The workspace's one pNext walker (`vkgen_generated::chain`), under the paths WSI code uses.
+pub(crate) use vkgen_generated::chain::{find_in_chain, for_each_out};
 
 #[cfg(test)]
 mod tests {

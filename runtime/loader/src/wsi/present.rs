@@ -34,6 +34,10 @@ use super::formats::{is_shared, worst_present_result};
 use super::swapchain::{device_wsi, lookup, release_image, Image, State, Swapchain};
 use super::timing::{TimingInfo, MAX_TIMING_INFOS};
 use super::window::{dup_fd, strerror, take_fd, NativeRect, Window, OK};
+use super::window_err::{map_window_err, WindowCall};
+
+/// The command the window failures of this file are logged under.
+const PRESENT: &str = "vkQueuePresentKHR";
 use super::{find_in_chain, DeviceFns, DeviceWsi};
 use crate::ffi::guard;
 use crate::vk;
@@ -346,11 +350,7 @@ fn queue_buffer(
         None => -libc::EINVAL,
     };
     if err != OK {
-        let lost = vk_error!(
-            vk::Result::ERROR_SURFACE_LOST_KHR,
-            "queueBuffer failed: {}",
-            strerror(err)
-        );
+        let lost = map_window_err(err, WindowCall::Other, PRESENT, "queueBuffer");
         result = worst_present_result(result, lost);
     } else {
         img.dequeue_fence = None;
@@ -359,11 +359,8 @@ fn queue_buffer(
     if shared && result == vk::Result::SUCCESS {
         match window.dequeue_buffer() {
             Err(err) => {
-                let lost = vk_error!(
-                    vk::Result::ERROR_SURFACE_LOST_KHR,
-                    "dequeueBuffer (shared) failed: {}",
-                    strerror(err)
-                );
+                let lost =
+                    map_window_err(err, WindowCall::Other, PRESENT, "dequeueBuffer (shared)");
                 result = worst_present_result(result, lost);
             }
             Ok((buffer, f)) => {
@@ -390,10 +387,11 @@ fn window_result(sc: &Swapchain, mut result: vk::Result) -> vk::Result {
     let window = sc.window();
     match window.query(nw::NATIVE_WINDOW_TRANSFORM_HINT) {
         Err(e) => {
-            let lost = vk_error!(
-                vk::Result::ERROR_SURFACE_LOST_KHR,
-                "NATIVE_WINDOW_TRANSFORM_HINT query failed: {}",
-                strerror(e)
+            let lost = map_window_err(
+                e,
+                WindowCall::Other,
+                PRESENT,
+                "NATIVE_WINDOW_TRANSFORM_HINT query",
             );
             result = worst_present_result(result, lost);
         }

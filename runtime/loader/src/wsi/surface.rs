@@ -40,6 +40,7 @@ use vkgen_generated::extensions::ExtensionId;
 
 use super::formats::{self, SUPPORTED_TRANSFORMS};
 use super::window::{strerror, Window};
+use super::window_err::{map_window_err, window_status, WindowCall};
 use super::{find_in_chain, for_each_out, AppAllocation, Registry};
 use crate::dispatch_data::InstanceData;
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
@@ -203,20 +204,20 @@ pub unsafe extern "system" fn create_android_surface(
             )
         })?;
         let consumer_usage = window.consumer_usage().map_err(|e| {
-            vk_error!(
-                vk::Result::ERROR_SURFACE_LOST_KHR,
-                "vkCreateAndroidSurfaceKHR: native_window_get_consumer_usage failed: {}",
-                strerror(e)
+            map_window_err(
+                e,
+                WindowCall::Other,
+                "vkCreateAndroidSurfaceKHR",
+                "native_window_get_consumer_usage",
             )
         })?;
         let err = window.api_connect(nw::NATIVE_WINDOW_API_EGL);
-        if err != super::window::OK {
-            return Err(vk_error!(
-                vk::Result::ERROR_NATIVE_WINDOW_IN_USE_KHR,
-                "vkCreateAndroidSurfaceKHR: native_window_api_connect failed: {}",
-                strerror(err)
-            ));
-        }
+        window_status(
+            err,
+            WindowCall::Connect,
+            "vkCreateAndroidSurfaceKHR",
+            "native_window_api_connect",
+        )?;
         let handle = SURFACES.reserve();
         SURFACES.insert(
             handle,
@@ -307,12 +308,15 @@ pub const SUPPORTED_USAGE: vk::ImageUsageFlags = vk::ImageUsageFlags::from_raw(
 );
 
 /// Queries a window attribute for the capabilities: failure is a lost surface.
+#[track_caller]
 fn query(window: &Window, what: c_int, name: &str) -> Result<c_int, vk::Result> {
     window.query(what).map_err(|e| {
-        vk_error!(
-            vk::Result::ERROR_SURFACE_LOST_KHR,
-            "NATIVE_WINDOW_{name} query failed: {}",
-            strerror(e)
+        let what = format!("NATIVE_WINDOW_{name} query");
+        map_window_err(
+            e,
+            WindowCall::Other,
+            "vkGetPhysicalDeviceSurfaceCapabilitiesKHR",
+            &what,
         )
     })
 }
@@ -764,20 +768,24 @@ pub unsafe extern "system" fn surface_present_modes(
                     .window
                     .query_non_negative(nw::NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS)
                     .map_err(|e| {
-                        vk_error!(
-                            vk::Result::ERROR_SURFACE_LOST_KHR,
-                            "NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS query failed: {}",
-                            strerror(e)
+                        let what = "NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS query";
+                        map_window_err(
+                            e,
+                            WindowCall::Other,
+                            "vkGetPhysicalDeviceSurfacePresentModesKHR",
+                            what,
                         )
                     })?;
                 let max_buffers = s
                     .window
                     .query_non_negative(nw::NATIVE_WINDOW_MAX_BUFFER_COUNT)
                     .map_err(|e| {
-                        vk_error!(
-                            vk::Result::ERROR_SURFACE_LOST_KHR,
-                            "NATIVE_WINDOW_MAX_BUFFER_COUNT query failed: {}",
-                            strerror(e)
+                        let what = "NATIVE_WINDOW_MAX_BUFFER_COUNT query";
+                        map_window_err(
+                            e,
+                            WindowCall::Other,
+                            "vkGetPhysicalDeviceSurfacePresentModesKHR",
+                            what,
                         )
                     })?;
                 min_undequeued + 1 < max_buffers

@@ -41,10 +41,12 @@ use vkgen_abi::vk_error;
 use super::formats::gralloc0_to_gralloc1;
 use super::surface::Surface;
 use super::timing::TimingInfo;
-use super::window::{
-    dup_fd, strerror, sync_wait, Buffer, Window, INVALID_OPERATION, OK, TIMED_OUT,
-};
+use super::window::{dup_fd, strerror, sync_wait, Buffer, Window, OK};
+use super::window_err::{map_window_err, WindowCall};
 use super::{find_in_chain, AppAllocation, DeviceFns, DeviceWsi, Registry};
+
+/// The command the acquire's window failures are logged under.
+const ACQUIRE: &str = "vkAcquireNextImageKHR";
 use crate::dispatch_data::device_data;
 use crate::ffi::guard;
 use crate::vk;
@@ -445,30 +447,20 @@ fn acquire(
     if wanted != st.dequeue_timeout {
         let err = window.perform_i64(nw::NATIVE_WINDOW_SET_DEQUEUE_TIMEOUT, wanted);
         if err != OK {
-            return vk_error!(
-                vk::Result::ERROR_SURFACE_LOST_KHR,
-                "perform(SET_DEQUEUE_TIMEOUT) failed: {}",
-                strerror(err)
+            return map_window_err(
+                err,
+                WindowCall::Other,
+                ACQUIRE,
+                "perform(SET_DEQUEUE_TIMEOUT)",
             );
         }
         st.dequeue_timeout = wanted;
     }
     let (buffer, dequeue_fence) = match window.dequeue_buffer() {
         Ok(b) => b,
-        Err(err) if err == TIMED_OUT || err == INVALID_OPERATION => {
-            log::debug!("dequeueBuffer timed out: {}", strerror(err));
-            return if timeout != 0 {
-                vk::Result::TIMEOUT
-            } else {
-                vk::Result::NOT_READY
-            };
-        }
         Err(err) => {
-            return vk_error!(
-                vk::Result::ERROR_SURFACE_LOST_KHR,
-                "dequeueBuffer failed: {}",
-                strerror(err)
-            );
+            let call = WindowCall::DequeueForAcquire { timeout };
+            return map_window_err(err, call, ACQUIRE, "dequeueBuffer");
         }
     };
     let slot = st.images.iter().position(|i| {

@@ -51,22 +51,20 @@ use super::swapchain::{
     destroy_internal, device_wsi, native_buffer, Image, State, Swapchain, SWAPCHAINS,
 };
 use super::window::{strerror, Window, OK};
+use super::window_err::{map_window_err, window_status, WindowCall};
 use super::{find_in_chain, mutable_format, AppAllocation, DeviceWsi};
 use crate::ffi::guard_result;
 use crate::vk;
 
-/// Logs a window failure of a creation step and maps it to `VK_ERROR_SURFACE_LOST_KHR`.
+/// A creation step's window status, through the one mapper ([`map_window_err`]: every
+/// failure of these calls is `VK_ERROR_SURFACE_LOST_KHR`).
+#[track_caller]
 fn step(err: c_int, what: &str) -> Result<(), vk::Result> {
-    if err == OK {
-        Ok(())
-    } else {
-        Err(vk_error!(
-            vk::Result::ERROR_SURFACE_LOST_KHR,
-            "vkCreateSwapchainKHR: {what} failed: {}",
-            strerror(err)
-        ))
-    }
+    window_status(err, WindowCall::Other, CREATE, what)
 }
+
+/// The command every log line of this file names.
+const CREATE: &str = "vkCreateSwapchainKHR";
 
 /// `vkCreateSwapchainKHR`.
 ///
@@ -363,10 +361,11 @@ fn set_buffer_count(
     let min_undequeued = window
         .query_non_negative(nw::NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS)
         .map_err(|e| {
-            vk_error!(
-                vk::Result::ERROR_SURFACE_LOST_KHR,
-                "NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS query failed: {}",
-                strerror(e)
+            map_window_err(
+                e,
+                WindowCall::Other,
+                CREATE,
+                "NATIVE_WINDOW_MIN_UNDEQUEUED_BUFFERS query",
             )
         })?;
     let caps = capabilities(Some(surface), Some(info.present_mode))?;
@@ -410,17 +409,19 @@ unsafe fn set_usage(
     let transform_hint = window
         .query(nw::NATIVE_WINDOW_TRANSFORM_HINT)
         .map_err(|e| {
-            vk_error!(
-                vk::Result::ERROR_SURFACE_LOST_KHR,
-                "NATIVE_WINDOW_TRANSFORM_HINT query failed: {}",
-                strerror(e)
+            map_window_err(
+                e,
+                WindowCall::Other,
+                CREATE,
+                "NATIVE_WINDOW_TRANSFORM_HINT query",
             )
         })?;
     let refresh_duration = window.refresh_cycle_duration().map_err(|e| {
-        vk_error!(
-            vk::Result::ERROR_SURFACE_LOST_KHR,
-            "native_window_get_refresh_cycle_duration failed: {}",
-            strerror(e)
+        map_window_err(
+            e,
+            WindowCall::Other,
+            CREATE,
+            "native_window_get_refresh_cycle_duration",
         )
     })?;
     Ok((refresh_duration, transform_hint))
@@ -573,15 +574,12 @@ unsafe fn create_images(
         let (buffer, fence) = match window.dequeue_buffer() {
             Ok(b) => b,
             Err(err) => {
-                let made = if err == -libc::ENOMEM {
-                    vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
-                } else {
-                    vk::Result::ERROR_SURFACE_LOST_KHR
-                };
-                result = Err(vk_error!(
-                    made,
-                    "vkCreateSwapchainKHR: dequeueBuffer[{i}] failed: {}",
-                    strerror(err)
+                let what = format!("dequeueBuffer[{i}]");
+                result = Err(map_window_err(
+                    err,
+                    WindowCall::DequeueForImages,
+                    CREATE,
+                    &what,
                 ));
                 break;
             }

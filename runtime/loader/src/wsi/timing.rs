@@ -21,7 +21,7 @@ use vkgen_abi::native_window as nw;
 use vkgen_abi::vk_error;
 
 use super::swapchain::{lookup, Swapchain};
-use super::window::strerror;
+use super::window_err::{map_window_err, WindowCall};
 use crate::ffi::guard;
 use crate::vk;
 
@@ -184,13 +184,12 @@ pub unsafe extern "system" fn refresh_cycle_duration(
                     out.refresh_duration = ns.max(0) as u64;
                     vk::Result::SUCCESS
                 }
-                Err(e) => {
-                    vk_error!(
-                        vk::Result::ERROR_SURFACE_LOST_KHR,
-                        "native_window_get_refresh_cycle_duration failed: {}",
-                        strerror(e)
-                    )
-                }
+                Err(e) => map_window_err(
+                    e,
+                    WindowCall::Other,
+                    "vkGetRefreshCycleDurationGOOGLE",
+                    "native_window_get_refresh_cycle_duration",
+                ),
             }
         },
     )

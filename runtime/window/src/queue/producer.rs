@@ -242,9 +242,8 @@ impl BufferQueue {
         Ok(())
     }
 
-    /// Applies one decoded `perform` call to the queue's state.
-    ///
-    /// Long: one short arm per `NATIVE_WINDOW_*` operation, all under one lock.
+    /// Applies one decoded `perform` call to the queue's state: one arm per `NATIVE_WINDOW_*`
+    /// operation, all under one lock (the longer ones are `State`'s methods below).
     pub(crate) fn perform(&self, op: Perform) -> AbiResult<PerformOut> {
         use Perform as P;
         let mut st = self.lock();
@@ -254,25 +253,7 @@ impl BufferQueue {
             P::SetUsage(usage) => st.p.usage = usage,
             P::SetCrop(crop) => st.p.crop = crop,
             P::SetBufferCount(count) => {
-                if count == 0 {
-                    st.p.buffer_count = 0;
-                } else {
-                    let count = u32::try_from(count).map_err(|_| EINVAL)?;
-                    let dequeued = st
-                        .slots
-                        .iter()
-                        .filter(|s| s.state == SlotState::Dequeued)
-                        .count();
-                    let min = st.min_undequeued();
-                    if count > st.max_buffer_count
-                        || count <= min
-                        || ((count - min) as usize) < dequeued
-                    {
-                        return Err(EINVAL);
-                    }
-                    st.p.buffer_count = count;
-                }
-                st.trim();
+                st.set_buffer_count(count)?;
                 wake = true;
             }
             P::SetBuffersGeometry(w, h, format) => {
@@ -304,32 +285,8 @@ impl BufferQueue {
                 }
                 st.p.scaling_mode = mode;
             }
-            P::ApiConnect(api) => {
-                if st.abandoned {
-                    return Err(ENODEV);
-                }
-                if !(NATIVE_WINDOW_API_EGL..=NATIVE_WINDOW_API_CAMERA).contains(&api)
-                    || st.p.connected_api.is_some()
-                {
-                    return Err(EINVAL);
-                }
-                st.p.connected_api = Some(api);
-                st.buffer_has_been_queued = false;
-                st.counters.connects += 1;
-            }
-            P::ApiDisconnect(api) => {
-                match st.p.connected_api {
-                    // Disconnecting after the consumer abandoned the queue is fine (Android).
-                    None if st.abandoned => return Ok(PerformOut::Nothing),
-                    None => return Err(ENODEV),
-                    Some(connected) if connected != api => return Err(EINVAL),
-                    Some(_) => {}
-                }
-                st.free_all(true);
-                st.p.reset_on_disconnect();
-                st.counters.disconnects += 1;
-                wake = true;
-            }
+            P::ApiConnect(api) => st.api_connect(api)?,
+            P::ApiDisconnect(api) => wake = st.api_disconnect(api)?,
             P::SetBuffersDataspace(ds) => st.p.dataspace = ds,
             P::SetSurfaceDamage(rects) => st.p.damage = rects,
             P::SetSharedBufferMode(on) => {
@@ -413,5 +370,62 @@ impl BufferQueue {
                 }
             }
         }
+    }
+}
+
+/// The `perform` operations that check more than one field.
+impl State {
+    /// `NATIVE_WINDOW_SET_BUFFER_COUNT`: 0 goes back to the default; otherwise the count must
+    /// leave room for the dequeued buffers above the undequeued minimum.
+    fn set_buffer_count(&mut self, count: i64) -> AbiResult<()> {
+        if count == 0 {
+            self.p.buffer_count = 0;
+        } else {
+            let count = u32::try_from(count).map_err(|_| EINVAL)?;
+            let dequeued = self
+                .slots
+                .iter()
+                .filter(|s| s.state == SlotState::Dequeued)
+                .count();
+            let min = self.min_undequeued();
+            if count > self.max_buffer_count || count <= min || ((count - min) as usize) < dequeued
+            {
+                return Err(EINVAL);
+            }
+            self.p.buffer_count = count;
+        }
+        self.trim();
+        Ok(())
+    }
+
+    /// `NATIVE_WINDOW_API_CONNECT`: one API at a time, none after the consumer abandoned.
+    fn api_connect(&mut self, api: c_int) -> AbiResult<()> {
+        if self.abandoned {
+            return Err(ENODEV);
+        }
+        if !(NATIVE_WINDOW_API_EGL..=NATIVE_WINDOW_API_CAMERA).contains(&api)
+            || self.p.connected_api.is_some()
+        {
+            return Err(EINVAL);
+        }
+        self.p.connected_api = Some(api);
+        self.buffer_has_been_queued = false;
+        self.counters.connects += 1;
+        Ok(())
+    }
+
+    /// `NATIVE_WINDOW_API_DISCONNECT`: frees every buffer; whether waiters must wake.
+    fn api_disconnect(&mut self, api: c_int) -> AbiResult<bool> {
+        match self.p.connected_api {
+            // Disconnecting after the consumer abandoned the queue is fine (Android).
+            None if self.abandoned => return Ok(false),
+            None => return Err(ENODEV),
+            Some(connected) if connected != api => return Err(EINVAL),
+            Some(_) => {}
+        }
+        self.free_all(true);
+        self.p.reset_on_disconnect();
+        self.counters.disconnects += 1;
+        Ok(true)
     }
 }

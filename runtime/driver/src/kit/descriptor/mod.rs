@@ -65,7 +65,7 @@ pub fn entries<D: Kit>() -> EntryTable {
 }
 
 /// The component's table whatever [`Kit::DESCRIPTOR_OBJECTS`] says: the descriptor objects of
-/// the null driver's bring-up table ([`super::null::bring_up_entries`]). Set layouts read `D`'s
+/// the kit's bring-up table ([`super::bring_up::entries`]). Set layouts read `D`'s
 /// physical-device limits; nothing else reads a base object.
 pub fn bring_up_entries<D: Kit>() -> EntryTable {
     layout::entries::<D>()

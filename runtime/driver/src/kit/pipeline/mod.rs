@@ -188,7 +188,7 @@ pub fn entries<D: Kit>() -> EntryTable {
 }
 
 /// The component's table whatever [`Kit::PIPELINE_OBJECTS`] says: the pipelines of the null
-/// driver's bring-up table ([`super::null::bring_up_entries`]), built from the bring-up
+/// driver's bring-up table ([`super::bring_up::entries`]), built from the bring-up
 /// table's shader modules and layouts and shown to `D`'s [`Kit::compile_pipeline`] on `D`'s
 /// device. Without `PIPELINE_OBJECTS` nothing replays them through
 /// [`super::command::CommandBuffer::replay_tracked`]: a bring-up driver's engine sees the

@@ -22,10 +22,8 @@ use crate::util::{guard, slice};
 unsafe fn timeline_values(info: &vk::BindSparseInfo<'_>) -> (Vec<u64>, Vec<u64>) {
     let mut waits = vec![0; info.wait_semaphore_count as usize];
     let mut signals = vec![0; info.signal_semaphore_count as usize];
-    let mut next = info.p_next.cast::<vk::BaseInStructure<'_>>();
-    // SAFETY: the chain is valid (this function's contract); each element starts with a
-    // `VkBaseInStructure`.
-    while let Some(s) = unsafe { next.as_ref() } {
+    // SAFETY: the chain is valid (this function's contract).
+    for s in unsafe { crate::util::chain(info.p_next) } {
         if s.s_type == vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO {
             // SAFETY: the sType says this is a `VkTimelineSemaphoreSubmitInfo`, whose arrays
             // hold the counts it states.
@@ -45,7 +43,6 @@ unsafe fn timeline_values(info: &vk::BindSparseInfo<'_>) -> (Vec<u64>, Vec<u64>)
                 *d = *v;
             }
         }
-        next = s.p_next;
     }
     (waits, signals)
 }

@@ -109,7 +109,7 @@ pub fn entries<D: Kit>() -> EntryTable {
 }
 
 /// The render-pass and framebuffer objects whatever [`Kit::RENDER_PASS_OBJECTS`] says: those
-/// of the null driver's bring-up table ([`super::null::bring_up_entries`]). Not the
+/// of the kit's bring-up table ([`super::bring_up::entries`]). Not the
 /// `vkCmd*RenderPass*` commands: they record into the kit's command buffers and call `D`'s
 /// dynamic-rendering commands, which a driver without the component need not have.
 pub fn bring_up_entries() -> EntryTable {

@@ -35,7 +35,8 @@ pub fn memory_at(address: u64) -> Option<(*mut u8, usize)> {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (&base, &len) = live.range(..=address).next_back()?;
     let into = address - base;
-    (into < len).then_some((address as *mut u8, len - into))
+    // Lazily: `len - into` would underflow for an address past the allocation.
+    (into < len).then(|| (address as *mut u8, len - into))
 }
 
 #[cfg(test)]

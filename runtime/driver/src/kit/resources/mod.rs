@@ -261,7 +261,7 @@ pub fn entries<D: Kit>() -> EntryTable {
 }
 
 /// The component's table whatever [`Kit::RESOURCE_OBJECTS`] says: the resource objects of the
-/// null driver's bring-up table ([`super::null::bring_up_entries`]), on `D`'s own devices.
+/// kit's bring-up table ([`super::bring_up::entries`]), on `D`'s own devices.
 pub fn bring_up_entries<D: Kit>() -> EntryTable {
     memory::entries::<D>()
         .or(&buffer::entries::<D>())

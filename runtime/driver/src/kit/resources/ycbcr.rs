@@ -68,10 +68,8 @@ impl SamplerYcbcrConversion {
 /// # Safety
 /// `p_next` is null or a valid `pNext` chain of a `VkSamplerCreateInfo`.
 pub(super) unsafe fn chained(p_next: *const std::ffi::c_void) -> Option<YcbcrState> {
-    let mut next = p_next.cast::<vk::BaseInStructure<'_>>();
-    // SAFETY: a valid chain (this function's contract): each element starts with a
-    // `VkBaseInStructure`.
-    while let Some(s) = unsafe { next.as_ref() } {
+    // SAFETY: a valid chain (this function's contract).
+    for s in unsafe { crate::util::chain(p_next) } {
         if s.s_type == vk::StructureType::SAMPLER_YCBCR_CONVERSION_INFO {
             // SAFETY: the sType says this is a `VkSamplerYcbcrConversionInfo`.
             let info =
@@ -83,7 +81,6 @@ pub(super) unsafe fn chained(p_next: *const std::ffi::c_void) -> Option<YcbcrSta
             }
             return c.map(|c| c.state);
         }
-        next = s.p_next;
     }
     None
 }

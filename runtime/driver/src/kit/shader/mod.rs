@@ -49,7 +49,7 @@ pub fn entries<D: Kit>() -> EntryTable {
 }
 
 /// The component's table whatever [`Kit::SHADER_OBJECTS`] says: the shader modules and
-/// pipeline caches of the null driver's bring-up table ([`super::null::bring_up_entries`]);
+/// pipeline caches of the kit's bring-up table ([`super::bring_up::entries`]);
 /// caches carry `D`'s physical device's `pipelineCacheUUID`.
 pub fn bring_up_entries<D: Kit>() -> EntryTable {
     module::entries().or(&cache::entries::<D>())

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use vkgen_generated::recorder::Cmd;
 use vkgen_generated::vk;
 
-use super::{
+use super::bound::{
     recorded, BindPointState, BoundSet, BoundState, IndexBinding, Rendering, SetBinding,
     VertexBinding,
 };

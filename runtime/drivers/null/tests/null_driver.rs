@@ -13,11 +13,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ash::vk;
-use vkgen_driver::backend::null::NullDriver;
 use vkgen_driver::sync_fd::FenceSignaller;
 use vkgen_generated::driver::{get_device_proc_addr, get_instance_proc_addr};
+use vulkan_null::NullDriver;
 
-#[path = "support/glsl.rs"]
+// The driver runtime's test helper (one copy for both crates).
+#[path = "../../../driver/tests/support/glsl.rs"]
 mod glsl;
 
 static SERIAL: Mutex<()> = Mutex::new(());

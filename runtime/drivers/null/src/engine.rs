@@ -1,5 +1,5 @@
-//! The null driver's engine: the kit records every `vkCmd*` ([`Kit::RECORD_COMMANDS`]) and
-//! [`Kit::driver_submit`] replays each submitted command buffer, tracking bound state
+//! The null driver's engine: the kit records every `vkCmd*` (`Kit::RECORD_COMMANDS`) and
+//! `Kit::driver_submit` replays each submitted command buffer, tracking bound state
 //! (`CommandBuffer::replay_tracked`), into [`NullEngine`], which renders nothing.
 //!
 //! Why replay at all, when nothing runs: so that every program on the null driver (vkcube,
@@ -14,17 +14,16 @@
 //! result no hardware will write. (A query in a multiview render pass makes only its first
 //! query available.) Everything else, `vkCmdSetEvent` included, is a no-op.
 
-use vkgen_generated::vk;
-
-use crate::kit::command::Execute;
-use crate::kit::resources::QueryPool;
-use crate::kit::state::{BoundState, Tracked};
+use vkgen_driver::generated::vk;
+use vkgen_driver::kit::command::Execute;
+use vkgen_driver::kit::resources::QueryPool;
+use vkgen_driver::kit::state::{BoundState, Tracked};
 
 /// See the [module docs](self). It keeps the bound state the tracked replay resolves (and
 /// reads none of it): so every draw and dispatch of every program on the null driver runs the
 /// state tracker too.
 #[derive(Default)]
-pub(super) struct NullEngine {
+pub(crate) struct NullEngine {
     bound: BoundState,
 }
 
@@ -45,7 +44,7 @@ impl NullEngine {
     }
 }
 
-#[crate::execute]
+#[vkgen_driver::execute]
 impl Execute for NullEngine {
     unsafe fn cmd_reset_query_pool(
         &mut self,

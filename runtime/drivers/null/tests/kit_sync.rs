@@ -14,8 +14,8 @@ use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
 use std::sync::Mutex;
 
 use ash::vk;
-use vkgen_driver::backend::null::NullDriver;
 use vkgen_generated::driver::get_instance_proc_addr;
+use vulkan_null::NullDriver;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 

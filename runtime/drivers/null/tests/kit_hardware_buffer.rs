@@ -14,13 +14,13 @@ use std::ptr;
 use std::sync::Mutex;
 
 use ash::vk;
-use vkgen_driver::backend::null::NullDriver;
 use vkgen_driver::hardware_buffer::ndk::*;
 use vkgen_driver::hardware_buffer::{
     format, usage, AHardwareBuffer, AHardwareBufferDesc, AHardwareBufferPlanes, ARect,
 };
 use vkgen_driver::kit::resources::{Dedicated, DeviceMemory, Image};
 use vkgen_generated::driver::get_instance_proc_addr;
+use vulkan_null::NullDriver;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 

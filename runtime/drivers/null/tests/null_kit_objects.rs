@@ -13,11 +13,11 @@ use std::ptr;
 use std::sync::Mutex;
 
 use ash::vk;
-use vkgen_driver::backend::null::NullDriver;
 use vkgen_driver::generated::vk::NativeBufferANDROID;
 use vkgen_driver::gralloc::{Allocator, Buffer, PixelFormat};
 use vkgen_driver::kit::resources::{DeviceMemory, Image};
 use vkgen_generated::driver::get_instance_proc_addr;
+use vulkan_null::NullDriver;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 

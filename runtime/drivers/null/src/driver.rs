@@ -38,7 +38,7 @@
 //!   and exported memory is the `AHardwareBuffer`'s own pages, shared with its other users.
 //! * **Commands.** Recorded by the kit ([`Kit::RECORD_COMMANDS`]) and replayed at submission
 //!   with bound-state tracking ([`kit::command::CommandBuffer::replay_tracked`]) into an
-//!   engine that renders nothing (`kit/null/engine.rs`); submitted queries become available
+//!   engine that renders nothing (`engine.rs`); submitted queries become available
 //!   with the value 0.
 //! * **Synchronisation.** The kit's sync component ([`kit::sync`]): work completes at
 //!   submission (`vkQueueSubmit2`, and `vkQueueSubmit` routed to it, first waits for the native
@@ -53,22 +53,22 @@
 //! * **Everything else** is a no-op: `unimplemented()` answers `VK_SUCCESS`, and queries with
 //!   outputs write zero counts or neutral values.
 //!
-//! It is also the kit's bring-up fallback (see [`Kit::NULL_OBJECTS`]), which is why it lives in
-//! the kit; the backends re-export it as `backend::null`.
+//! It is a kit client like any vendor's driver: the kit knows no driver, and its bring-up
+//! answers ([`Kit::NULL_OBJECTS`]) come from the kit's own components
+//! (`vkgen_driver::kit::bring_up`), not from this crate.
 
 use std::ffi::CStr;
-use std::marker::PhantomData;
 
-use vkgen_generated::commands::CommandId;
-use vkgen_generated::driver::Driver;
-use vkgen_generated::entries::EntryTable;
-use vkgen_generated::extensions::ExtensionId;
-use vkgen_generated::vk;
+use vkgen_driver::export::DriverModule;
+use vkgen_driver::generated::commands::CommandId;
+use vkgen_driver::generated::driver::Driver;
+use vkgen_driver::generated::extensions::ExtensionId;
+use vkgen_driver::generated::vk;
+use vkgen_driver::kit::native_buffer::{GrallocQueries, NativeBuffers};
+use vkgen_driver::kit::{self, Kit, PhysicalDeviceDesc};
+use vkgen_driver::util::copy_cstr;
 
-use crate::export::DriverModule;
-use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
-use crate::kit::{self, Kit, PhysicalDeviceDesc};
-use crate::util::copy_cstr;
+use crate::engine;
 
 /// The null driver. See the [module docs](self).
 #[derive(Debug)]
@@ -77,10 +77,11 @@ pub struct NullDriver;
 /// The device's name.
 pub const DEVICE_NAME: &CStr = c"vkgen null device";
 /// The size of the only memory heap.
-pub const HEAP_SIZE: u64 = crate::kit::defaults::HEAP_SIZE;
+pub const HEAP_SIZE: u64 = kit::defaults::HEAP_SIZE;
 /// `vkEnumerateInstanceVersion` and the physical device's `apiVersion`: the newest version the
 /// generated tables describe (1.4 from vk-1.4.359), patch = the registry's header version.
-pub const INSTANCE_VERSION: u32 = vkgen_generated::API_VERSION | vkgen_generated::HEADER_VERSION;
+pub const INSTANCE_VERSION: u32 =
+    vkgen_driver::generated::API_VERSION | vkgen_driver::generated::HEADER_VERSION;
 /// `VK_ANDROID_native_buffer`'s spec version.
 pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
 
@@ -100,8 +101,6 @@ pub const COMPRESSION_FIXED_RATES: vk::ImageCompressionFixedRateFlagsEXT =
 fn image_compression_enabled() -> bool {
     vkgen_platform::env::trusted_env(IMAGE_COMPRESSION_ENV).is_none_or(|v| v != "0")
 }
-
-mod engine;
 
 impl DriverModule for NullDriver {
     const NAME: &'static CStr = c"vkgen null Vulkan driver";
@@ -125,11 +124,11 @@ impl Kit for NullDriver {
     const DESCRIPTOR_OBJECTS: bool = true;
     // Shader modules (SPIR-V validated) and pipeline caches are the kit's.
     const SHADER_OBJECTS: bool = true;
-    // Pipelines are the kit's, and the replay tracks bound state (`null/engine.rs`).
+    // Pipelines are the kit's, and the replay tracks bound state (`engine.rs`).
     const PIPELINE_OBJECTS: bool = true;
     // Render passes and framebuffers are the kit's, recorded as dynamic rendering.
     const RENDER_PASS_OBJECTS: bool = true;
-    // Every `vkCmd*` is recorded, and replayed at submission (`null/engine.rs`).
+    // Every `vkCmd*` is recorded, and replayed at submission (`engine.rs`).
     const RECORD_COMMANDS: bool = true;
     // `AHardwareBuffer` memory: the buffer's pages are the memory (the kit's memory objects).
     const HARDWARE_BUFFERS: bool = true;
@@ -184,7 +183,7 @@ impl Kit for NullDriver {
         }
         // SAFETY: the application's valid input chain.
         let control = unsafe {
-            crate::util::find_in_chain::<vk::ImageCompressionControlEXT<'_>>(
+            vkgen_driver::util::find_in_chain::<vk::ImageCompressionControlEXT<'_>>(
                 info.p_next,
                 vk::StructureType::IMAGE_COMPRESSION_CONTROL_EXT,
             )
@@ -290,43 +289,9 @@ impl NativeBuffers for NullDriver {
     const NATIVE_FENCES: bool = true;
 }
 
-/// The null driver's command map as the kit's bring-up table ([`Kit::NULL_OBJECTS`]) of
-/// driver `D`. The null driver has no objects of its own any more, so this is the kit
-/// components it runs on, instantiated for `D`: the resource, descriptor, shader, pipeline and
-/// render-pass objects on `D`'s own devices (driver-independent structs; the commands that read
-/// a device or physical device read it as `D`'s, and pipelines are shown to
-/// `D::compile_pipeline`); its native-buffer component and `…2` routes (these take raw
-/// handles, so they serve another kit driver's objects too); its sync component; then its
-/// stubs. Not the render-pass `vkCmd*` conversions (they need `D`'s recorder and dynamic
-/// rendering), nor the kit commons or anything else instantiated for the null driver that
-/// reads a base object: that would read `D`'s instance, device or command buffers as the null
-/// driver's.
-pub fn bring_up_entries<D: Kit>() -> EntryTable {
-    *kit::cached_entries::<BringUp<D>>(build_bring_up::<D>)
-}
-
-/// The key [`bring_up_entries`] of `D` is cached under (the null driver's own map is another).
-struct BringUp<D>(PhantomData<D>);
-
-fn build_bring_up<D: Kit>() -> EntryTable {
-    let hooks = kit::resources::bring_up_entries::<D>()
-        .or(&kit::descriptor::bring_up_entries::<D>())
-        .or(&kit::shader::bring_up_entries::<D>())
-        .or(&kit::pipeline::bring_up_entries::<D>())
-        .or(&kit::render_pass::bring_up_entries())
-        .or(&kit::native_buffer::entries::<NullDriver>())
-        .or(&kit::routes::entries::<NullDriver>());
-    // The 1.4 routes exist only in tables generated from a 1.4 registry (build.rs).
-    #[cfg(vk_1_4)]
-    let hooks = hooks.or(&kit::routes_1_4::entries::<NullDriver>());
-    hooks
-        .or(&kit::sync::entries::<NullDriver>())
-        .or(&EntryTable::entry_points::<NullDriver>())
-}
-
-#[crate::driver(kit)]
+#[vkgen_driver::driver(kit)]
 impl Driver for NullDriver {
-    const API_VERSION: u32 = vkgen_generated::API_VERSION;
+    const API_VERSION: u32 = vkgen_driver::generated::API_VERSION;
     // AOSP nulldrv: every command exists and succeeds.
     const STUB_UNIMPLEMENTED: bool = true;
 
