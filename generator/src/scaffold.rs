@@ -165,13 +165,7 @@ pub fn driver_files(run: &DriverRun) -> Result<DriverScaffold> {
     });
     let version = format!("{}.{}.{}", highest.0, highest.1, reg.header_version);
     check_registry(run, &file_name, &version, reg, &resolved, standalone)?;
-    let (major, minor) = opts.api_version.unwrap_or(highest);
-    if (major, minor) > highest || (major, minor) < (1, 0) {
-        return Err(Error::Options(format!(
-            "--api-version {major}.{minor} is not in this registry (highest is {}.{})",
-            highest.0, highest.1
-        )));
-    }
+    let (major, minor) = device_version(opts, highest)?;
     if let Some(warning) = crate::driver_report::lowering_warning(out, name, (major, minor)) {
         eprintln!("{warning}");
     }
@@ -284,6 +278,19 @@ fn checkout_root(run: &DriverRun) -> PathBuf {
         return default_vkgen_root();
     }
     resolved
+}
+
+/// The device's API version: `--api-version`, else the registry's newest; one the registry does
+/// not define is refused.
+fn device_version(opts: &crate::Options, highest: (u32, u32)) -> Result<(u32, u32)> {
+    let (major, minor) = opts.api_version.unwrap_or(highest);
+    if (major, minor) > highest || (major, minor) < (1, 0) {
+        return Err(Error::Options(format!(
+            "--api-version {major}.{minor} is not in this registry (highest is {}.{})",
+            highest.0, highest.1
+        )));
+    }
+    Ok((major, minor))
 }
 
 /// `vkgen.toml` of `run`, and the line naming the registry it read.

@@ -36,7 +36,7 @@ pub fn init() {
 
 #[cfg(not(target_os = "android"))]
 fn init_stderr() {
-    let Some(filter) = crate::trusted_env(LOG_ENV) else {
+    let Some(filter) = vkgen_platform::env::trusted_env(LOG_ENV) else {
         return;
     };
     let filter = filter.to_string_lossy();
