@@ -2,7 +2,8 @@
 //! ([`vkgen_driver::backend::host::HostDriver`]) plus `VK_ANDROID_native_buffer`, as a `cdylib`
 //! exporting the Android HAL module `HMI` and the Khronos `vk_icd*` entry points, and the
 //! loader's native-buffer adapter entry point `vkgen_host_adapt_icd` (`vkgen_abi::adapter`).
-//! Everything else lives in `vkgen-driver`; this crate will be produced by `vkgen driver`.
+//! Everything else lives in `vkgen-driver`; `src/vkgen.rs`, `vkgen.toml` and the ICD manifest are
+//! `vkgen driver` output (kept fresh by `generator/tests/freshness.rs`), this file is hand-written.
 //!
 //! Linux hosts only: the host ICD is found through the Khronos manifest directories and native
 //! buffers are vkgen's memfd gralloc buffers, neither of which exists on Android (where the
