@@ -10,7 +10,7 @@
 //!   `base.apk!/lib/<abi>` when its libraries stay in the APK;
 //! * debug layers: `getDebugLayers()` split at `:`.
 //!
-//! On Android ([`AndroidGraphicsEnv`]) these are GraphicsEnv's members, called through
+//! On Android (`AndroidGraphicsEnv`) these are GraphicsEnv's members, called through
 //! [`crate::platform_symbols`]; the `const std::string&` they return is read in libc++'s layout.
 //! On hosts ([`HostGraphicsEnv`]) the same strings are composed from the host stand-ins
 //! (`VKGEN_APP_LAYER_PATH`, `VKGEN_SETTINGS`, `VKGEN_APP_PACKAGE`, `VKGEN_APP_DEBUGGABLE`) the way

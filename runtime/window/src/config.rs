@@ -27,11 +27,11 @@ pub enum QueueMode {
     Fifo,
 }
 
-/// How to build a [`BufferQueue`]. `Default` gives a 64×64 RGBA_8888 window.
+/// How to build a [`BufferQueue`](crate::BufferQueue). `Default` gives a 64×64 RGBA_8888 window.
 #[derive(Clone, Debug)]
 pub struct WindowConfig {
     /// Default buffer size (`NATIVE_WINDOW_DEFAULT_WIDTH/HEIGHT`), used when the producer sets
-    /// no dimensions. Changeable later with [`BufferQueue::resize`].
+    /// no dimensions. Changeable later with [`BufferQueue::resize`](crate::BufferQueue::resize).
     pub width: u32,
     pub height: u32,
     /// Default `HAL_PIXEL_FORMAT_*`, used when the producer sets none.

@@ -70,7 +70,7 @@ use vkgen_driver::util::copy_cstr;
 
 use crate::engine;
 
-/// The null driver. See the [module docs](self).
+/// The null driver: the kit's objects, a no-op replay engine (the crate docs say what it offers).
 #[derive(Debug)]
 pub struct NullDriver;
 

@@ -22,7 +22,7 @@
 //! A library that fails any required step is rejected as a whole (logged, like Android); a layer
 //! without a usable GIPA is dropped on its own. A layer name already provided by an earlier
 //! library is listed again (AOSP's `g_instance_layers`); activation by name finds the first. A dir inside an APK (`<apk>!/lib/<abi>`) lists its stored, page-aligned
-//! entries ([`super::apk`]).
+//! entries ([`crate::apk`]).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

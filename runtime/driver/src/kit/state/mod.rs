@@ -33,7 +33,7 @@
 //! the spec's disturbance rule (binding set N with a layout not compatible for a lower set
 //! invalidates that set; one not compatible for set N invalidates every higher set);
 //! push-descriptor sets (`vkCmdPushDescriptorSet{,2}` and their template forms, written into a
-//! [`DescriptorStore`] per bind point and set); push constants (bytes); vertex buffers with
+//! [`DescriptorStore`](crate::kit::descriptor::DescriptorStore) per bind point and set); push constants (bytes); vertex buffers with
 //! the sizes and strides of `vkCmdBindVertexBuffers2`; the index buffer with
 //! `vkCmdBindIndexBuffer2`'s size; every dynamic state ([`dynamic`]); and the current dynamic
 //! rendering.
