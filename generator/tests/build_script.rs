@@ -268,7 +268,7 @@ fn build_mode_equals_the_checked_in_crate() {
     let mut lib_modules = declared_modules(&lib);
     lib_modules.remove(&("trampolines".to_owned(), false));
     assert_eq!(declared_modules(&entry), lib_modules);
-    assert_eq!(lib_modules.len(), 13, "{lib_modules:?}");
+    assert_eq!(lib_modules.len(), 15, "{lib_modules:?}");
     assert_eq!(constants(&entry), (api, header));
 }
 
