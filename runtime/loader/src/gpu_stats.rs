@@ -18,13 +18,13 @@
 //! `libgraphicsenv.so` members, looked up with `dlsym` by their mangled names like the linker's
 //! `getDriverNamespace` (a missing one is skipped), so `DT_NEEDED` stays
 //! liblog/libnativewindow/libdl/libc; on Linux hosts [`RecordingStats`] keeps them (the test
-//! double put in [`crate::LoaderConfig::gpu_stats`]), and with `VKGEN_GPU_STATS` set appends
+//! double put in [`StatsSettings::sink`]), and with `VKGEN_GPU_STATS` set appends
 //! each as a line to that file (the double integration tests read); else they go nowhere.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use crate::{vk, LoaderConfig};
+use vkgen_generated::vk;
 
 /// Host stand-in for GraphicsEnv: a file every stats call is appended to, one a line.
 pub const GPU_STATS_ENV: &str = "VKGEN_GPU_STATS";
@@ -189,10 +189,17 @@ impl GpuStats for RecordingStats {
     }
 }
 
-/// The statistics sink `config` asks for: its test double when it has one, else the
+/// Where the statistics go: the part of the loader's configuration this module reads.
+#[derive(Debug, Clone, Default)]
+pub struct StatsSettings {
+    /// A test double; `None` is the platform's sink ([`for_settings`]).
+    pub sink: Option<Arc<dyn GpuStats>>,
+}
+
+/// The statistics sink `settings` asks for: its test double when it has one, else the
 /// platform's.
-pub fn for_config(config: &LoaderConfig) -> Arc<dyn GpuStats> {
-    if let Some(stats) = &config.gpu_stats {
+pub fn for_settings(settings: &StatsSettings) -> Arc<dyn GpuStats> {
+    if let Some(stats) = &settings.sink {
         return Arc::clone(stats);
     }
     #[cfg(target_os = "android")]
@@ -201,7 +208,7 @@ pub fn for_config(config: &LoaderConfig) -> Arc<dyn GpuStats> {
     }
     #[cfg(not(target_os = "android"))]
     {
-        let Some(path) = crate::trusted_env_path(GPU_STATS_ENV) else {
+        let Some(path) = vkgen_platform::env::trusted_env_path(GPU_STATS_ENV) else {
             return Arc::new(NoStats);
         };
         match RecordingStats::appending_to(&path) {

@@ -91,8 +91,8 @@ fn platform_marker() -> Option<Box<dyn Marker>> {
 
 #[cfg(not(target_os = "android"))]
 fn platform_marker() -> Option<Box<dyn Marker>> {
-    let path = crate::trusted_env_path(TRACE_MARKER_ENV)?;
-    match HostMarker::open(&path, crate::Properties::system()) {
+    let path = vkgen_platform::env::trusted_env_path(TRACE_MARKER_ENV)?;
+    match HostMarker::open(&path, crate::properties::Properties::system()) {
         Ok(marker) => Some(Box::new(marker)),
         Err(e) => {
             log::warn!("{TRACE_MARKER_ENV}={}: {e}; not tracing", path.display());
@@ -115,7 +115,10 @@ pub struct HostMarker {
 #[cfg(not(target_os = "android"))]
 impl HostMarker {
     /// Appends to `path` (created now if missing), with the tags in `properties`.
-    pub fn open(path: &std::path::Path, properties: &crate::Properties) -> std::io::Result<Self> {
+    pub fn open(
+        path: &std::path::Path,
+        properties: &crate::properties::Properties,
+    ) -> std::io::Result<Self> {
         append(path, "")?;
         Ok(Self {
             path: path.to_path_buf(),
@@ -294,17 +297,17 @@ mod tests {
     fn the_host_marker_writes_only_with_the_graphics_tag() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace_marker");
-        let on = crate::Properties::parse("debug.atrace.tags.enableflags=0x3\n");
+        let on = crate::properties::Properties::parse("debug.atrace.tags.enableflags=0x3\n");
         let marker = HostMarker::open(&path, &on).unwrap();
         assert!(graphics_enabled(marker.tags()));
         marker.write("B|1|x");
         marker.write("E|1");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "B|1|x\nE|1\n");
-        let off = crate::Properties::parse("debug.atrace.tags.enableflags=0x4\n");
+        let off = crate::properties::Properties::parse("debug.atrace.tags.enableflags=0x4\n");
         assert!(!graphics_enabled(
             HostMarker::open(&path, &off).unwrap().tags()
         ));
-        let unset = crate::Properties::empty();
+        let unset = crate::properties::Properties::empty();
         assert!(!graphics_enabled(
             HostMarker::open(&path, &unset).unwrap().tags()
         ));

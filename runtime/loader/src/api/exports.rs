@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use vkgen_generated::commands;
 
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The generated trampolines (generator output, included verbatim).
 #[allow(

@@ -35,7 +35,8 @@ use super::exports::exported_function;
 use crate::device_table::CommandSet;
 use crate::dispatch_data::{device_data, instance_data, ApiDevice};
 use crate::ffi::{cstr, guard};
-use crate::{terminator, vk};
+use crate::terminator;
+use vkgen_generated::vk;
 
 /// `vkGetInstanceProcAddr`.
 ///

@@ -38,12 +38,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use vkgen_abi::vk_error;
 
-use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
 use crate::extensions::ExtensionSet;
 use crate::ffi::guard;
 use crate::host_alloc::{HostAllocator, HostVec};
 use crate::layers::Layer;
-use crate::vk;
+use vkgen_generated::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
+use vkgen_generated::vk;
 
 pub mod term;
 

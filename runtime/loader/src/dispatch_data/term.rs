@@ -13,11 +13,11 @@ use std::sync::{Mutex, OnceLock};
 use vkgen_generated::pfn;
 
 use super::InstanceData;
-use crate::dispatch::InstanceDispatchTable;
 use crate::extensions::ExtensionSet;
 use crate::host_alloc::{HostAllocator, HostBox, HostVec};
 use crate::init::DriverEntry;
-use crate::vk;
+use vkgen_generated::dispatch::InstanceDispatchTable;
+use vkgen_generated::vk;
 
 /// The terminator's part of [`InstanceData`] (its commands are in [`crate::terminator`]).
 pub struct TermInstance {

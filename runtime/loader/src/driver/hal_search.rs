@@ -20,8 +20,9 @@ use std::path::PathBuf;
 
 use super::hal::{HalDriver, HalError};
 use super::linker::{Linker, LinkerNamespace, Opened};
+use super::settings::DriverSettings;
 use crate::gpu_stats::{self, Api, Driver, GpuStats, StatsCall};
-use crate::{trace, LoaderConfig};
+use crate::trace;
 
 /// Properties naming the driver, in lookup order (`HAL_SUBNAME_KEY_PROPERTIES`).
 pub const HAL_SUBNAME_KEY_PROPERTIES: [&str; 2] = ["ro.hardware.vulkan", "ro.board.platform"];
@@ -65,7 +66,7 @@ pub struct Namespace {
 /// The module file names to try, in order: `vulkan.<ro.hardware.vulkan>.so`, then
 /// `vulkan.<ro.board.platform>.so`. Empty values are skipped, as in Android; values containing
 /// `/` are skipped too, since they would escape the namespace's dirs.
-pub fn module_names(config: &LoaderConfig) -> Vec<String> {
+pub fn module_names(config: &DriverSettings) -> Vec<String> {
     HAL_SUBNAME_KEY_PROPERTIES
         .iter()
         .filter_map(|key| {
@@ -83,7 +84,7 @@ pub fn module_names(config: &LoaderConfig) -> Vec<String> {
 }
 
 /// `Hal::Open`'s namespaces for this configuration, in order (see the module docs).
-pub fn namespaces(config: &LoaderConfig) -> Vec<Namespace> {
+pub fn namespaces(config: &DriverSettings) -> Vec<Namespace> {
     let mut list = Vec::new();
     if let Some(dir) = &config.updatable_driver_dir {
         list.push(Namespace {
@@ -115,7 +116,7 @@ pub fn namespaces(config: &LoaderConfig) -> Vec<Namespace> {
 }
 
 /// The module files to try, in order: per namespace, per module name, per dir.
-pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
+pub fn candidates(config: &DriverSettings) -> Vec<PathBuf> {
     let names = module_names(config);
     namespaces(config)
         .iter()
@@ -128,18 +129,18 @@ pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
 }
 
 /// Finds and opens the HAL driver through the configured linker ([`super::linker`]).
-pub fn load(config: &LoaderConfig) -> Result<HalDriver, HalError> {
-    load_with(config, &*super::linker::for_config(config))
+pub fn load(config: &DriverSettings) -> Result<HalDriver, HalError> {
+    load_with(config, &*super::linker::for_settings(config))
 }
 
 /// `Hal::Open`: the library `find` loads is checked and its device opened; a driver
 /// namespace that yields no usable module is fatal. As AOSP, the whole is the trace section
 /// `Open`, and GraphicsEnv learns whether a driver loaded and how long it took
 /// (`setDriverLoaded`).
-pub fn load_with(config: &LoaderConfig, linker: &dyn Linker) -> Result<HalDriver, HalError> {
+pub fn load_with(config: &DriverSettings, linker: &dyn Linker) -> Result<HalDriver, HalError> {
     let _trace = trace::section("Open");
     let start = std::time::Instant::now();
-    let stats = gpu_stats::for_config(config);
+    let stats = gpu_stats::for_settings(&config.gpu_stats);
     let result = find(config, linker, &*stats).and_then(|found| match found {
         Found::Updatable(opened) => {
             // `LoadUpdatedDriver` is fatal for any non-zero result, a module that is no HAL
@@ -178,7 +179,7 @@ enum Found {
 /// loads is the module, and any problem with it is final (AOSP's `-EINVAL` stops the search
 /// too).
 fn find(
-    config: &LoaderConfig,
+    config: &DriverSettings,
     linker: &dyn Linker,
     stats: &dyn GpuStats,
 ) -> Result<Found, HalError> {

@@ -664,7 +664,7 @@ GIPA_LINKAGE PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance i, const ch
             .manifest_path
             .ends_with("10_good.json"));
         // A 1.0 manifest pins the driver to 1.0 even though it reports 1.2.
-        let config = crate::testutil::isolated_config(d);
+        let config = crate::testutil::isolated_driver(d);
         let all = super::super::load_drivers(&config).unwrap();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].api_version(), vk::API_VERSION_1_0);

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use libloading::os::unix::Library;
 
 use super::hal_search::{self, LIB};
-use crate::LoaderConfig;
+use super::settings::DriverSettings;
 
 /// A linker namespace: AOSP's `android_namespace_t*` (or the app's `NativeLoaderNamespace*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,9 +128,9 @@ pub fn open_layer(linker: &dyn Linker, root: &Path, path: &Path) -> Result<Libra
     Ok(opened.library)
 }
 
-/// The linker `config` asks for: its test double when it has one, else the platform's.
-pub fn for_config(config: &LoaderConfig) -> Arc<dyn Linker> {
-    if let Some(linker) = &config.linker {
+/// The linker `settings` ask for: their test double when they have one, else the platform's.
+pub fn for_settings(settings: &DriverSettings) -> Arc<dyn Linker> {
+    if let Some(linker) = &settings.linker {
         return Arc::clone(linker);
     }
     #[cfg(target_os = "android")]
@@ -139,7 +139,7 @@ pub fn for_config(config: &LoaderConfig) -> Arc<dyn Linker> {
     }
     #[cfg(not(target_os = "android"))]
     {
-        Arc::new(HostLinker::new(config))
+        Arc::new(HostLinker::new(settings))
     }
 }
 
@@ -154,7 +154,7 @@ pub struct HostLinker {
 
 impl HostLinker {
     /// The namespaces `config` describes.
-    pub fn new(config: &LoaderConfig) -> Self {
+    pub fn new(config: &DriverSettings) -> Self {
         let apex = config
             .properties
             .get("ro.vulkan.apex")
@@ -289,7 +289,7 @@ pub struct RecordingLinker {
 
 impl RecordingLinker {
     /// Records the calls a [`HostLinker`] for `config` would get.
-    pub fn new(config: &LoaderConfig) -> Self {
+    pub fn new(config: &DriverSettings) -> Self {
         Self {
             inner: HostLinker::new(config),
             calls: std::sync::Mutex::new(Vec::new()),

@@ -15,7 +15,7 @@
 //!
 //! The small `dlopen`/`dlsym` helpers shared with layer discovery live here too.
 
-/// `0` turns the native-buffer adapter for ICDs off (`LoaderConfig::without_adapter`).
+/// `0` turns the native-buffer adapter for ICDs off ([`DriverSettings::without_adapter`]).
 pub const ADAPTER_ENV: &str = "VKGEN_ICD_ADAPTER";
 
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
@@ -25,6 +25,7 @@ mod hal_search;
 pub mod icd;
 mod image;
 pub mod linker;
+mod settings;
 
 use std::ffi::{c_void, CStr};
 use std::path::Path;
@@ -33,9 +34,9 @@ use std::ptr::NonNull;
 use ash::vk;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 
-use crate::LoaderConfig;
 pub use hal::{HalDriver, HalError};
 pub use icd::{IcdDriver, IcdError, IcdManifest, ManifestError};
+pub use settings::DriverSettings;
 
 /// Where a driver came from, and its kind-specific entry points.
 #[derive(Debug)]
@@ -211,7 +212,7 @@ unsafe fn query_instance_version(
 ///
 /// `Ok(vec![])` means "no driver": the loader then behaves like Android's stub HAL (instances
 /// work, zero physical devices).
-pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
+pub fn load_drivers(config: &DriverSettings) -> Result<Vec<Driver>, DriverError> {
     match hal::load(config) {
         Ok(hal) => return Ok(vec![Driver::new(DriverSource::Hal(hal))]),
         // `hal::load` already logged the rejection reason with the module path.
@@ -304,12 +305,12 @@ pub(crate) unsafe fn void_fn_as<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::isolated_config;
+    use crate::testutil::isolated_driver;
 
     #[test]
     fn no_driver_is_an_empty_set_not_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let drivers = load_drivers(&isolated_config(dir.path())).expect("no driver is fine");
+        let drivers = load_drivers(&isolated_driver(dir.path())).expect("no driver is fine");
         assert!(drivers.is_empty());
     }
 

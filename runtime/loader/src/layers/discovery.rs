@@ -34,10 +34,10 @@ use libloading::os::unix::Library;
 
 pub use super::entry_points::Negotiation;
 use super::entry_points::{typed, typed_with_suffix, EntryPoints};
+use super::settings::LayerSettings;
 use super::{Layer, LayerError, LayerLibrary, LayerRegistry};
 use crate::driver::linker::{self, Linker};
 use crate::driver::open_library;
-use crate::LoaderConfig;
 
 /// The debug layer dir relative to the root.
 pub const DEBUG_LAYER_DIR: &str = "data/local/debug/vulkan";
@@ -46,7 +46,7 @@ pub const DEBUG_LAYER_DIR: &str = "data/local/debug/vulkan";
 const MAX_ENUMERATION_COUNT: u32 = 4096;
 
 /// The dirs searched for layer libraries, in priority order.
-pub fn search_dirs(config: &LoaderConfig) -> Vec<PathBuf> {
+pub fn search_dirs(config: &LayerSettings) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if config.debuggable {
         dirs.push(config.hal_root.join(DEBUG_LAYER_DIR));
@@ -61,7 +61,7 @@ fn is_layer_file_name(name: &str) -> bool {
 
 /// The layer library files to try, in order (a file name may repeat: a later copy is tried
 /// when the earlier ones did not load).
-pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
+pub fn layer_files(config: &LayerSettings) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in search_dirs(config) {
         // `<apk>!/lib/<abi>`: AOSP's `ForEachFileInZip` (stored, page-aligned entries).
@@ -101,9 +101,9 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
 
 impl LayerRegistry {
     /// Discovers every layer the config allows. Rejected libraries and layers are logged.
-    pub fn discover(config: &LoaderConfig) -> Self {
+    pub fn discover(config: &LayerSettings) -> Self {
         let mut layers: Vec<Arc<Layer>> = Vec::new();
-        let linker = linker::for_config(config);
+        let linker = Arc::clone(&config.linker);
         // File names of the libraries that loaded (AOSP's `g_layer_libraries`).
         let mut loaded: HashSet<std::ffi::OsString> = HashSet::new();
         for path in layer_files(config) {
@@ -218,7 +218,7 @@ pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
 /// `apk!/` entry included, or `dlopen` for `/data/local/debug/vulkan`) and returns the
 /// layers it provides, each able to reopen its library the same way.
 fn open_layer_library(
-    config: &LoaderConfig,
+    config: &LayerSettings,
     linker: &Arc<dyn Linker>,
     path: &Path,
 ) -> Result<Vec<Layer>, LayerError> {
@@ -230,7 +230,7 @@ fn open_layer_library(
         })
     });
     let library = reopen(path)?;
-    layers_of_library(path, library, Some(reopen), config.layer_negotiation, true)
+    layers_of_library(path, library, Some(reopen), config.negotiation, true)
 }
 
 /// The layers an opened layer library provides; `reopen` is kept for when they are closed.
@@ -401,8 +401,8 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::driver::symbol_address;
-    use crate::testutil::{compile_so, isolated_config, VK_DECLS};
-    use crate::Properties;
+    use crate::layers::LayerSettings;
+    use crate::testutil::{compile_so, isolated_layers, VK_DECLS};
 
     const VALIDATION_LAYER: &str = "/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so";
 
@@ -533,10 +533,10 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         compile_so(dir, file, &src)
     }
 
-    pub(crate) fn app_config(dirs: &[&Path]) -> LoaderConfig {
-        LoaderConfig {
+    pub(crate) fn app_config(dirs: &[&Path]) -> LayerSettings {
+        LayerSettings {
             app_layer_path: dirs.iter().map(|d| d.to_path_buf()).collect(),
-            ..isolated_config(Path::new("/nonexistent-root"))
+            ..isolated_layers(Path::new("/nonexistent-root"))
         }
     }
 
@@ -662,8 +662,8 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             "libVkLayer_neg.so",
             &fixture(Some(&["VK_LAYER_test_neg"])),
         );
-        let aosp = LoaderConfig {
-            layer_negotiation: Negotiation::Never,
+        let aosp = LayerSettings {
+            negotiation: Negotiation::Never,
             ..app_config(&[dir.path()])
         };
         let registry = LayerRegistry::discover(&aosp);
@@ -695,8 +695,8 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         // Without device exports it is instance-only under AOSP's rule.
         let dir = tempfile::tempdir().unwrap();
         build_layer(dir.path(), "libVkLayer_neg.so", &fixture(None));
-        let aosp = LoaderConfig {
-            layer_negotiation: Negotiation::Never,
+        let aosp = LayerSettings {
+            negotiation: Negotiation::Never,
             ..app_config(&[dir.path()])
         };
         let registry = LayerRegistry::discover(&aosp);
@@ -897,15 +897,14 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
                 ..Fixture::default()
             },
         );
-        let release = LoaderConfig {
+        let release = LayerSettings {
             app_layer_path: vec![app.path().to_path_buf()],
-            properties: Properties::from_pairs([("ro.debuggable", "0")]),
-            ..isolated_config(root.path())
+            ..isolated_layers(root.path())
         };
         let registry = LayerRegistry::discover(&release);
         assert!(registry.find(c"VK_LAYER_test_debug").is_none());
         assert!(registry.find(c"VK_LAYER_test_app").is_some());
-        let debuggable = LoaderConfig {
+        let debuggable = LayerSettings {
             debuggable: true,
             ..release.clone()
         };
@@ -957,8 +956,8 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         );
         // Under AOSP's rule the same library is not negotiated with, so it is instance-only:
         // it exports no vkEnumerateDeviceLayerProperties (the documented host divergence).
-        let aosp = LayerRegistry::discover(&LoaderConfig {
-            layer_negotiation: Negotiation::Never,
+        let aosp = LayerRegistry::discover(&LayerSettings {
+            negotiation: Negotiation::Never,
             ..app_config(&[dir.path()])
         });
         let instance_only = aosp.find(c"VK_LAYER_KHRONOS_validation").unwrap();

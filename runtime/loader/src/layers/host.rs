@@ -78,10 +78,10 @@ impl HostLayer {
     }
 
     /// For an implicit layer that is not disabled: `None` when its environment activates it
-    /// (read now, through [`crate::trusted_env`]), else why not.
+    /// (read now, through [`vkgen_platform::env::trusted_env`]), else why not.
     pub fn implicit_inactive_reason(&self, filters: &LayerFilters) -> Option<String> {
         #[cfg(not(target_os = "android"))]
-        let env = &crate::trusted_env;
+        let env = &vkgen_platform::env::trusted_env;
         // Android has no host layers (no manifests are read), and no environment to ask.
         #[cfg(target_os = "android")]
         let env = &|_: &str| None;

@@ -26,6 +26,7 @@ pub mod gpu_debug;
 pub mod host;
 pub mod manifest;
 pub mod pre_instance;
+mod settings;
 
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,7 @@ use filters::LayerFilters;
 pub use gpu_debug::{AppIdentity, FrameworkSetup, GpuDebug};
 pub use host::HostLayer;
 pub use manifest::{HostLayers, LayerEnv};
+pub use settings::LayerSettings;
 
 /// Why a layer library was rejected during discovery, or a layer could not be activated. All
 /// variants map to `VK_ERROR_LAYER_NOT_PRESENT`: in every case the named layer is unavailable.

@@ -46,7 +46,7 @@ pub use instance::{DriverInstance, TermInstance};
 
 use crate::dispatch_data::{device_data, instance_data};
 use crate::ffi::{cstr, guard, to_void};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The terminator's `vkGetInstanceProcAddr`: the `pfnNextGetInstanceProcAddr` of the last layer.
 ///

@@ -32,7 +32,7 @@ use vkgen_abi::vk_error;
 
 use super::formats::gralloc1_to_buffer_usage;
 use super::DeviceFns;
-use crate::vk;
+use vkgen_generated::vk;
 use vkgen_generated::vk::StructureTypeExt as _;
 
 /// What the swapchain's buffers are asked for.

@@ -73,10 +73,11 @@ use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use crate::dispatch_data::DriverInstance;
+use crate::driver;
 use crate::driver_handles::{resolve, slot_of, Resolved};
 use crate::extensions::LoaderDeviceSupport;
 use crate::ffi::to_void;
-use crate::{driver, vk};
+use vkgen_generated::vk;
 
 /// Property that says the platform's compositor reports present timestamps (gates
 /// `VK_GOOGLE_display_timing`, as in Android).

@@ -40,7 +40,7 @@ use super::window_err::{map_window_err, WindowCall};
 const PRESENT: &str = "vkQueuePresentKHR";
 use super::{find_in_chain, DeviceFns, DeviceWsi};
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// Borrows a `(count, pointer)` array of the application's (empty for null).
 ///

@@ -45,7 +45,7 @@ use super::{find_in_chain, for_each_out, AppAllocation, Registry};
 use crate::dispatch_data::InstanceData;
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{fill_array, guard};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The live surfaces.
 pub static SURFACES: Registry<Surface> = Registry::new(0x5355);

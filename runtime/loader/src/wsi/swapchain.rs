@@ -49,7 +49,7 @@ use super::{find_in_chain, AppAllocation, DeviceFns, DeviceWsi, Registry};
 const ACQUIRE: &str = "vkAcquireNextImageKHR";
 use crate::dispatch_data::device_data;
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The live swapchains.
 pub static SWAPCHAINS: Registry<Swapchain> = Registry::new(0x5357);

@@ -54,7 +54,7 @@ use super::window::{strerror, Window, OK};
 use super::window_err::{map_window_err, window_status, WindowCall};
 use super::{find_in_chain, mutable_format, AppAllocation, DeviceWsi};
 use crate::ffi::guard_result;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// A creation step's window status, through the one mapper ([`map_window_err`]: every
 /// failure of these calls is `VK_ERROR_SURFACE_LOST_KHR`).

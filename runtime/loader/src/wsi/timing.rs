@@ -23,7 +23,7 @@ use vkgen_abi::vk_error;
 use super::swapchain::{lookup, Swapchain};
 use super::window_err::{map_window_err, WindowCall};
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// How many present records a swapchain keeps (`MAX_TIMING_INFOS`).
 pub const MAX_TIMING_INFOS: usize = 10;

@@ -44,7 +44,7 @@ use std::sync::{Arc, Mutex};
 
 use vkgen_window::BufferQueue;
 
-use crate::vk;
+use vkgen_generated::vk;
 
 pub use wayland::{create_wayland_surface, wayland_presentation_support};
 pub use x11::{

@@ -50,7 +50,7 @@ use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle};
 
 use super::{rgba_to_bgrx, Kind, SharedMemory};
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// How long the presenter waits for a frame callback before it presents the next frame anyway.
 pub const CALLBACK_TIMEOUT: Duration = Duration::from_millis(250);

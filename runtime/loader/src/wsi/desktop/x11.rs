@@ -45,7 +45,7 @@ use x11rb::rust_connection::RustConnection;
 use super::pacing::{Clock, Pacing, Wait};
 use super::{rgba_to_bgrx, x11_display, x11_sync, Kind, SharedMemory};
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The presenter's refresh period: one frame shown, and the window's geometry read, per period.
 const REFRESH: Duration = Duration::from_nanos(16_666_667);
@@ -207,7 +207,7 @@ impl ShmSegment {
     /// Maps a `len`-byte segment and attaches it to the server behind `conn`; the error says why
     /// MIT-SHM cannot be used.
     fn attach(conn: &RustConnection, len: usize) -> Result<Self, String> {
-        if crate::trusted_env(X11_SHM_ENV).is_some_and(|v| v == "0") {
+        if vkgen_platform::env::trusted_env(X11_SHM_ENV).is_some_and(|v| v == "0") {
             return Err(format!("{X11_SHM_ENV}=0"));
         }
         if !is_local_socket(conn) {
