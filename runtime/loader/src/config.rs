@@ -100,7 +100,7 @@ impl LoaderConfig {
     /// are ignored in setuid/setgid processes, like the Khronos loader's `loader_secure_getenv`.
     #[cfg(not(target_os = "android"))]
     pub fn from_platform() -> Self {
-        use crate::driver::{hal::UPDATABLE_DRIVER_ENV, ADAPTER_ENV};
+        use crate::driver::{hal_search::UPDATABLE_DRIVER_ENV, ADAPTER_ENV};
         use vkgen_platform::env::{trusted_env, trusted_env_path};
         let properties = Properties::system().clone();
         let hal_root = trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/"));

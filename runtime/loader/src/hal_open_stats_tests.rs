@@ -6,8 +6,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::config::LoaderConfig;
-use crate::driver::hal::load;
 use crate::driver::hal::tests::build_hal;
+use crate::driver::hal_search::load;
 use crate::gpu_stats::{Api, Driver, GpuStats, RecordingStats, StatsCall};
 use crate::properties::Properties;
 use crate::testutil::isolated_config;

@@ -9,7 +9,8 @@ use ash::vk;
 
 use crate::config::LoaderConfig;
 use crate::driver::hal::tests::build_hal;
-use crate::driver::hal::{load, HalError};
+use crate::driver::hal::HalError;
+use crate::driver::hal_search::load;
 use crate::driver::linker::{Linker, RecordingLinker};
 use crate::init::Loader;
 use crate::layers::discovery::tests::{build_layer, Fixture};

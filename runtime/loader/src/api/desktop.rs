@@ -21,7 +21,7 @@ use std::ffi::CStr;
 
 use vkgen_generated::commands;
 
-use super::proc_addr::vkGetDeviceProcAddr;
+use super::exports::vkGetDeviceProcAddr;
 use crate::dispatch_data::checked_instance_data;
 use crate::ffi::guard;
 use crate::wsi::desktop::{

@@ -114,7 +114,7 @@ impl DeviceData {
     pub fn instance(&self) -> &InstanceData {
         // SAFETY: a device's instance outlives it (destroying an instance with live devices is
         // invalid usage).
-        unsafe { &*self.term.instance }
+        unsafe { &*self.instance }
     }
 }
 
@@ -146,6 +146,8 @@ pub struct DeviceData {
     pub api: OnceLock<ApiDevice>,
     /// What the terminator knows.
     pub term: TermDevice,
+    /// The parent instance's loader data.
+    pub instance: *const InstanceData,
     /// The allocator the data was created with (scope DEVICE), for `vkDestroyDevice` without a
     /// `pAllocator` (AOSP's `DeviceData::allocator`).
     pub allocator: HostAllocator,

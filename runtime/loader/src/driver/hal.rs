@@ -32,13 +32,8 @@ use vkgen_abi::hal::{
 };
 
 use super::image::{is_code, is_readable, store_word, Image, PF_R, PF_X};
-use super::linker::Linker;
-use super::{open_library, symbol_address};
-
-pub use super::hal_search::{
-    candidates, load, load_with, module_names, namespaces, sphal_dirs, Namespace, HAL_DIR,
-    HAL_SUBNAME_KEY_PROPERTIES, UPDATABLE_DRIVER_ENV,
-};
+use super::library::{open_library, symbol_address};
+use super::linker::interface::Linker;
 
 /// Why a HAL driver could not be used. Every variant names the module path.
 #[derive(Debug, thiserror::Error)]
@@ -486,7 +481,8 @@ fn open_device(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::driver::hal_search::LIB;
+    use crate::driver::hal_search::*;
+    use crate::driver::layout::LIB;
     use crate::driver::DriverSettings;
     use crate::properties::Properties;
     use crate::testutil::{compile_so, isolated_driver, VK_DECLS};

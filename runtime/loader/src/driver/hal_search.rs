@@ -19,35 +19,15 @@
 use std::path::PathBuf;
 
 use super::hal::{HalDriver, HalError};
-use super::linker::{Linker, LinkerNamespace, Opened};
+use super::layout::LIB;
+pub use super::layout::{sphal_dirs, HAL_DIR};
+use super::linker::interface::{Linker, LinkerNamespace, Opened};
 use super::settings::DriverSettings;
 use crate::gpu_stats::{self, Api, Driver, GpuStats, StatsCall};
 use crate::trace;
 
 /// Properties naming the driver, in lookup order (`HAL_SUBNAME_KEY_PROPERTIES`).
 pub const HAL_SUBNAME_KEY_PROPERTIES: [&str; 2] = ["ro.hardware.vulkan", "ro.board.platform"];
-
-/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
-#[cfg(target_pointer_width = "64")]
-pub const HAL_DIR: &str = "vendor/lib64/hw";
-/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
-#[cfg(not(target_pointer_width = "64"))]
-pub const HAL_DIR: &str = "vendor/lib/hw";
-
-#[cfg(target_pointer_width = "64")]
-pub(super) const LIB: &str = "lib64";
-#[cfg(not(target_pointer_width = "64"))]
-pub(super) const LIB: &str = "lib";
-
-/// The sphal namespace's search path relative to the root, in order (the last is [`HAL_DIR`]).
-pub fn sphal_dirs() -> [String; 4] {
-    [
-        format!("odm/{LIB}"),
-        format!("vendor/{LIB}"),
-        format!("vendor/{LIB}/egl"),
-        format!("vendor/{LIB}/hw"),
-    ]
-}
 
 /// Host stand-in for `GraphicsEnv::getDriverNamespace()`: the updatable driver's dir.
 pub const UPDATABLE_DRIVER_ENV: &str = "VKGEN_UPDATABLE_DRIVER_DIR";

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::icd::IcdSearchConfig;
-use super::linker::Linker;
+use vkgen_platform::icd_manifest::IcdSearchConfig;
+
+use super::linker::interface::Linker;
 use crate::gpu_stats::StatsSettings;
 use crate::properties::Properties;
 

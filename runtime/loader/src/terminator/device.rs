@@ -146,6 +146,7 @@ unsafe fn create_device_impl(
             dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
             api: OnceLock::new(),
             term,
+            instance: std::ptr::from_ref(data),
             allocator: data_alloc,
         },
     );
@@ -201,7 +202,6 @@ fn term_device(
     requested: &[&CStr],
 ) -> TermDevice {
     TermDevice {
-        instance: std::ptr::from_ref(data),
         driver_index: data
             .term
             .drivers

@@ -8,9 +8,9 @@
 use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
+use super::instance::{DriverInstance, TermInstance};
 use crate::dispatch_data::instance_data;
 use crate::ffi::guard;
-use crate::terminator::{DriverInstance, TermInstance};
 use vkgen_generated::vk;
 
 /// The drivers' handles behind one loader messenger or callback.
