@@ -26,9 +26,13 @@ use std::collections::HashSet;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
+use super::error::LayerError;
 use super::filters::LayerFilters;
 use super::gpu_debug::GpuDebug;
-use super::{HostLayer, Layer, LayerEnv, LayerError, LayerRegistry};
+use super::host::HostLayer;
+use super::library::Layer;
+use super::manifest::LayerEnv;
+use super::registry::LayerRegistry;
 use crate::properties::Properties;
 
 /// `PROPERTY_VALUE_MAX`: `debug.vulkan.layers` priorities start at its negation.

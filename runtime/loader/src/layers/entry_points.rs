@@ -10,7 +10,7 @@ use ash::vk;
 use libloading::os::unix::Library;
 use vkgen_abi::layer::{NegotiateLayerInterface, PFN_vkNegotiateLoaderLayerInterfaceVersion};
 
-use super::LayerError;
+use super::error::LayerError;
 use crate::driver::{as_fn, symbol_address};
 
 /// The layer interface version we offer in negotiation.

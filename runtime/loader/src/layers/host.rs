@@ -27,9 +27,10 @@ use libloading::os::unix::Library;
 use vkgen_abi::layer::PFN_vkNegotiateLoaderLayerInterfaceVersion;
 
 use super::entry_points::{negotiate_interface, typed};
+use super::error::LayerError;
 use super::filters::LayerFilters;
+use super::library::{Layer, LayerLibrary};
 use super::manifest::{manifest_files, parse, HostLayers, ManifestLayer, PreInstanceFunctions};
-use super::{Layer, LayerError, LayerLibrary};
 use crate::driver::open_library;
 
 /// One manifest layer.
@@ -211,7 +212,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
             _library: Some(library),
             reopen: None,
             // Manifest layers are Khronos': they always negotiate, Android or not.
-            negotiation: super::Negotiation::WhenExported,
+            negotiation: super::entry_points::Negotiation::WhenExported,
         }),
         host_implicit: implicit,
     })

@@ -8,8 +8,8 @@
 use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
-use super::instance::{DriverInstance, TermInstance};
 use crate::dispatch_data::instance_data;
+use crate::dispatch_data::{DriverInstance, TermInstance};
 use crate::ffi::guard;
 use vkgen_generated::vk;
 
