@@ -26,7 +26,7 @@
 //!   the registry) → the head of the device's layer chain: the driver's own function unless a
 //!   layer or the loader intercepts it.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::CStr;
 use std::sync::OnceLock;
 
 use vkgen_generated::commands::{self, CommandId, CommandInfo, Level, Origin};
@@ -184,6 +184,7 @@ pub(crate) fn command_enabled(info: &CommandInfo, device: &ApiDevice) -> bool {
 mod tests {
     use super::*;
     use crate::extensions::ExtensionSet;
+    use std::ffi::c_char;
 
     unsafe extern "system" fn no_gdpa(_: vk::Device, _: *const c_char) -> vk::PFN_vkVoidFunction {
         None

@@ -28,8 +28,6 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ash::vk;
-
 use super::error::LayerError;
 use super::library::{layers_of_library, Layer, Reopen};
 use super::registry::LayerRegistry;
@@ -158,6 +156,7 @@ pub(crate) mod tests {
     use crate::layers::library::load_layer_library;
     use crate::layers::{LayerSettings, Negotiation};
     use crate::testutil::{compile_so, isolated_layers, VK_DECLS};
+    use ash::vk;
 
     const VALIDATION_LAYER: &str = "/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so";
 

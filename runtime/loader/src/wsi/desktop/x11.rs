@@ -42,8 +42,11 @@ use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
+use super::adopt::adopt;
+use super::frames::{rgba_to_bgrx, SharedMemory};
 use super::pacing::{Clock, Pacing, Wait};
-use super::{rgba_to_bgrx, x11_display, x11_sync, Kind, SharedMemory};
+use super::presenters::{Controls, Kind};
+use super::{x11_display, x11_sync};
 use crate::ffi::guard;
 use vkgen_generated::vk;
 
@@ -111,7 +114,7 @@ unsafe fn create_x11_surface(
     };
     // SAFETY: the caller guarantees `instance` is a live instance of this loader and `out`
     // writable, which is all `adopt` needs beyond the queue it gets here.
-    let r = unsafe { super::adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
+    let r = unsafe { adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
     if r == vk::Result::SUCCESS {
         log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
     }
@@ -267,7 +270,7 @@ fn present_loop(
     window: u32,
     queue: Arc<BufferQueue>,
     mut blit: Blit,
-    controls: super::Controls,
+    controls: Controls,
 ) {
     let stop = controls.stop;
     let Ok(gc) = conn.generate_id() else {
