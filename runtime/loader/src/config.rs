@@ -83,7 +83,7 @@ impl Default for LoaderConfig {
 impl LoaderConfig {
     /// The production configuration on Android: system properties and GraphicsEnv
     /// ([`crate::graphics_env`]), as AOSP's loader takes them. No environment variable is read:
-    /// the host stand-ins below are compiled out (`vkgen_platform::env` is not used on Android
+    /// the host stand-ins below are compiled out (`crate::host_env` does not exist on Android
     /// builds, and `scripts/android-link-check` checks that no variable name is in the library).
     #[cfg(target_os = "android")]
     pub fn from_platform() -> Self {
@@ -101,7 +101,7 @@ impl LoaderConfig {
     #[cfg(not(target_os = "android"))]
     pub fn from_platform() -> Self {
         use crate::driver::{hal_search::UPDATABLE_DRIVER_ENV, ADAPTER_ENV};
-        use vkgen_platform::env::{trusted_env, trusted_env_path};
+        use crate::host_env::{trusted_env, trusted_env_path};
         let properties = Properties::system().clone();
         let hal_root = trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/"));
         let graphics_env = crate::graphics_env::HostGraphicsEnv::from_env(&properties, &hal_root);

@@ -108,7 +108,7 @@ pub fn for_settings(settings: &StatsSettings) -> Arc<dyn GpuStats> {
     }
     #[cfg(not(target_os = "android"))]
     {
-        let Some(path) = vkgen_platform::env::trusted_env_path(GPU_STATS_ENV) else {
+        let Some(path) = crate::host_env::trusted_env_path(GPU_STATS_ENV) else {
             return Arc::new(NoStats);
         };
         match RecordingStats::appending_to(&path) {

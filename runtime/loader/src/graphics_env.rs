@@ -20,11 +20,11 @@
 use std::fmt;
 use std::sync::Mutex;
 
+#[cfg(not(target_os = "android"))]
+use crate::host_env::{trusted_env, trusted_env_path};
 use crate::layers::FrameworkSetup;
 #[cfg(not(target_os = "android"))]
 use crate::properties::Properties;
-#[cfg(not(target_os = "android"))]
-use vkgen_platform::env::{trusted_env, trusted_env_path};
 
 /// `:`-separated app library dirs searched for `libVkLayer*.so` (Android's `getLayerPaths()`).
 pub const APP_LAYER_PATH_ENV: &str = "VKGEN_APP_LAYER_PATH";

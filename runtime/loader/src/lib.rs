@@ -67,6 +67,8 @@ pub(crate) mod ffi;
 pub mod gpu_stats;
 pub mod graphics_env;
 pub mod host_alloc;
+#[cfg(not(target_os = "android"))]
+pub(crate) mod host_env;
 pub mod init;
 pub mod layers;
 pub mod logging;

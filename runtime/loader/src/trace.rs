@@ -47,7 +47,7 @@ fn platform_marker() -> Option<Box<dyn Marker>> {
 
 #[cfg(not(target_os = "android"))]
 fn platform_marker() -> Option<Box<dyn Marker>> {
-    let path = vkgen_platform::env::trusted_env_path(TRACE_MARKER_ENV)?;
+    let path = crate::host_env::trusted_env_path(TRACE_MARKER_ENV)?;
     match HostMarker::open(&path, crate::properties::Properties::system()) {
         Ok(marker) => Some(Box::new(marker)),
         Err(e) => {

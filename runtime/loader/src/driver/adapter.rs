@@ -49,7 +49,7 @@ struct HostDriverLibrary {
 /// Where the host driver library is: `$VKGEN_HOST_DRIVER`, else beside the loader.
 fn host_driver_candidates() -> Vec<PathBuf> {
     if let Some(p) =
-        vkgen_platform::env::trusted_env_path(HOST_DRIVER_ENV).filter(|p| !p.as_os_str().is_empty())
+        crate::host_env::trusted_env_path(HOST_DRIVER_ENV).filter(|p| !p.as_os_str().is_empty())
     {
         return vec![p];
     }

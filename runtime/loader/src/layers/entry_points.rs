@@ -89,7 +89,7 @@ impl Negotiation {
     /// (to run AOSP's rule there).
     #[cfg(not(target_os = "android"))]
     pub fn from_env() -> Self {
-        if vkgen_platform::env::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0") {
+        if crate::host_env::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0") {
             Self::Never
         } else {
             Self::WhenExported

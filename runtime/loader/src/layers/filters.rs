@@ -102,7 +102,7 @@ impl LayerFilters {
     #[cfg(not(target_os = "android"))]
     pub fn from_env() -> Self {
         let read =
-            |name| vkgen_platform::env::trusted_env(name).map(|v| v.to_string_lossy().into_owned());
+            |name| crate::host_env::trusted_env(name).map(|v| v.to_string_lossy().into_owned());
         Self::parse(read(ENABLE_ENV).as_deref(), read(DISABLE_ENV).as_deref())
             .with_allow(read(ALLOW_ENV).as_deref())
     }

@@ -79,10 +79,10 @@ impl HostLayer {
     }
 
     /// For an implicit layer that is not disabled: `None` when its environment activates it
-    /// (read now, through [`vkgen_platform::env::trusted_env`]), else why not.
+    /// (read now, through [`crate::host_env::trusted_env`]), else why not.
     pub fn implicit_inactive_reason(&self, filters: &LayerFilters) -> Option<String> {
         #[cfg(not(target_os = "android"))]
-        let env = &vkgen_platform::env::trusted_env;
+        let env = &crate::host_env::trusted_env;
         // Android has no host layers (no manifests are read), and no environment to ask.
         #[cfg(target_os = "android")]
         let env = &|_: &str| None;

@@ -11,7 +11,8 @@
 //! which are advertised when). The driver only ever sees images created or bound with a
 //! `VkNativeBufferANDROID`, `vkAcquireImageANDROID` and `vkQueueSignalReleaseImageANDROID`.
 //!
-//! Modules:
+//! This file only declares the modules, re-exports and routes command names to them
+//! ([`instance_hook`], [`device_hook`]); no module imports it back. Modules:
 //! * [`window`] — the `ANativeWindow` / `ANativeWindowBuffer` ABI and native fence fds — the only
 //!   way the loader touches a window;
 //! * [`surface`] — `VkSurfaceKHR` (connects the window as EGL-API producer), capabilities,
@@ -22,7 +23,11 @@
 //!   `vkBindImageMemory2` with `VkBindImageMemorySwapchainInfoKHR`;
 //! * [`present`] — `vkQueuePresentKHR` and its fence flow, incremental present, present fences and
 //!   modes, `VK_SUBOPTIMAL_KHR` only for a transform-hint mismatch, worst-first result combination;
-//! * [`timing`] — `VK_GOOGLE_display_timing`;
+//! * [`timing`] — `VK_GOOGLE_display_timing` (its per-present records: `timing_record`);
+//! * [`registry`] — the handle registries and the application-allocator allocation of each object;
+//! * `device_support` — the driver functions the WSI calls ([`DeviceWsi::load`]) and what a
+//!   driver's physical device supports (the WSI extensions the loader offers);
+//! * `features` — `vkGetPhysicalDeviceFeatures2` for the structures the loader implements;
 //! * `gralloc_usage` — the swapchain buffers' gralloc usage (`FRONT_BUFFER` for shared
 //!   swapchains as the allocator allows) and `AHardwareBuffer_isSupported`;
 //! * `mutable_format` — `VK_KHR_swapchain_mutable_format`'s view-format list;

@@ -210,7 +210,7 @@ impl ShmSegment {
     /// Maps a `len`-byte segment and attaches it to the server behind `conn`; the error says why
     /// MIT-SHM cannot be used.
     fn attach(conn: &RustConnection, len: usize) -> Result<Self, String> {
-        if vkgen_platform::env::trusted_env(X11_SHM_ENV).is_some_and(|v| v == "0") {
+        if crate::host_env::trusted_env(X11_SHM_ENV).is_some_and(|v| v == "0") {
             return Err(format!("{X11_SHM_ENV}=0"));
         }
         if !is_local_socket(conn) {
