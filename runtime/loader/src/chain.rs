@@ -28,7 +28,7 @@ use vkgen_abi::layer::{
 
 use crate::dispatch_data::{set_device_loader_data, set_instance_loader_data};
 use crate::layers::Layer;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The instance chain for one `vkCreateInstance`.
 pub struct InstanceChain {

@@ -28,9 +28,9 @@
 
 use vkgen_generated::commands::{self, CommandId, Origin, COMMANDS};
 
-use crate::dispatch::DeviceDispatchTable;
 use crate::extensions::ExtensionSet;
-use crate::vk;
+use vkgen_generated::dispatch::DeviceDispatchTable;
+use vkgen_generated::vk;
 
 const WORDS: usize = COMMANDS.len().div_ceil(64);
 

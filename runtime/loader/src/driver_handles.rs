@@ -10,7 +10,7 @@ use crate::dispatch_data::{
 };
 use crate::ffi::enumerate;
 use crate::host_alloc::{oom, HostAllocator, HostVec};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The dispatch-table slot of a command.
 pub(crate) fn slot_of(name: &CStr) -> Option<usize> {

@@ -23,7 +23,7 @@ use std::ffi::CStr;
 
 use vkgen_generated::extensions::{self as ext, ExtensionId, ExtensionKind};
 
-use crate::vk;
+use vkgen_generated::vk;
 
 /// Whether the loader's own WSI (surfaces and swapchains on `ANativeWindow`, built on
 /// `VK_ANDROID_native_buffer`, [`crate::wsi`]) is available: the loader advertises its WSI

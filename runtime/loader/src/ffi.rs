@@ -11,7 +11,7 @@ use std::ffi::{c_char, CStr};
 
 use vkgen_abi::vk_error;
 
-use crate::vk;
+use vkgen_generated::vk;
 
 /// Runs `body`, returning `failure` (and logging the command and the payload) if it panics:
 /// the one boundary guard, `vkgen_abi::guard`.

@@ -18,118 +18,18 @@
 //! `libgraphicsenv.so` members, looked up with `dlsym` by their mangled names like the linker's
 //! `getDriverNamespace` (a missing one is skipped), so `DT_NEEDED` stays
 //! liblog/libnativewindow/libdl/libc; on Linux hosts [`RecordingStats`] keeps them (the test
-//! double put in [`crate::LoaderConfig::gpu_stats`]), and with `VKGEN_GPU_STATS` set appends
+//! double put in [`StatsSettings::sink`]), and with `VKGEN_GPU_STATS` set appends
 //! each as a line to that file (the double integration tests read); else they go nowhere.
 
-use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use crate::{vk, LoaderConfig};
+use vkgen_generated::vk;
 
 /// Host stand-in for GraphicsEnv: a file every stats call is appended to, one a line.
 pub const GPU_STATS_ENV: &str = "VKGEN_GPU_STATS";
 
-/// `GpuStatsInfo::Api`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum Api {
-    /// `API_VK`.
-    Vk = 1,
-}
-
-/// `GpuStatsInfo::Driver` (the Vulkan ones).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum Driver {
-    /// `VULKAN`: the built-in or APEX driver.
-    Vulkan = 3,
-    /// `VULKAN_UPDATED`: the updatable driver.
-    VulkanUpdated = 4,
-}
-
-/// `GpuStatsInfo::Stats` (the ones libvulkan sets).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum Stats {
-    /// `CPU_VULKAN_IN_USE`.
-    CpuVulkanInUse = 0,
-    /// `FALSE_PREROTATION`.
-    FalsePrerotation = 1,
-    /// `CREATED_VULKAN_API_VERSION`.
-    CreatedVulkanApiVersion = 4,
-    /// `CREATED_VULKAN_DEVICE`.
-    CreatedVulkanDevice = 5,
-    /// `CREATED_VULKAN_SWAPCHAIN`.
-    CreatedVulkanSwapchain = 6,
-    /// `VULKAN_DEVICE_FEATURES_ENABLED`.
-    VulkanDeviceFeaturesEnabled = 7,
-}
-
-/// One GraphicsEnv call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StatsCall {
-    /// `setDriverToLoad(driver)`.
-    DriverToLoad(Driver),
-    /// `setDriverLoaded(api, isDriverLoaded, driverLoadingTime)` (nanoseconds).
-    DriverLoaded {
-        api: Api,
-        loaded: bool,
-        loading_time_ns: i64,
-    },
-    /// `setTargetStats(stats, value)`.
-    TargetStats(Stats, u64),
-    /// `addVulkanEngineName(engineName)`.
-    VulkanEngineName(String),
-    /// `setVulkanInstanceExtensions(count, names)`.
-    VulkanInstanceExtensions(Vec<String>),
-    /// `setVulkanDeviceExtensions(count, names)`.
-    VulkanDeviceExtensions(Vec<String>),
-}
-
-impl fmt::Display for StatsCall {
-    /// The C++ call as AOSP writes it, with GpuStatsInfo's enumerator names.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names = |list: &[String]| format!("{}, [{}]", list.len(), list.join(", "));
-        match self {
-            Self::DriverToLoad(d) => write!(f, "setDriverToLoad({})", driver_name(*d)),
-            Self::DriverLoaded {
-                api: Api::Vk,
-                loaded,
-                loading_time_ns,
-            } => write!(f, "setDriverLoaded(API_VK, {loaded}, {loading_time_ns})"),
-            Self::TargetStats(s, v) => write!(f, "setTargetStats({}, {v})", stats_name(*s)),
-            Self::VulkanEngineName(n) => write!(f, "addVulkanEngineName({n})"),
-            Self::VulkanInstanceExtensions(l) => {
-                write!(f, "setVulkanInstanceExtensions({})", names(l))
-            }
-            Self::VulkanDeviceExtensions(l) => write!(f, "setVulkanDeviceExtensions({})", names(l)),
-        }
-    }
-}
-
-fn driver_name(d: Driver) -> &'static str {
-    match d {
-        Driver::Vulkan => "VULKAN",
-        Driver::VulkanUpdated => "VULKAN_UPDATED",
-    }
-}
-
-fn stats_name(s: Stats) -> &'static str {
-    match s {
-        Stats::CpuVulkanInUse => "CPU_VULKAN_IN_USE",
-        Stats::FalsePrerotation => "FALSE_PREROTATION",
-        Stats::CreatedVulkanSwapchain => "CREATED_VULKAN_SWAPCHAIN",
-        Stats::CreatedVulkanApiVersion => "CREATED_VULKAN_API_VERSION",
-        Stats::CreatedVulkanDevice => "CREATED_VULKAN_DEVICE",
-        Stats::VulkanDeviceFeaturesEnabled => "VULKAN_DEVICE_FEATURES_ENABLED",
-    }
-}
-
-/// Where the loader's GPU statistics go (see the module notes).
-pub trait GpuStats: Send + Sync + fmt::Debug {
-    /// Records one call.
-    fn record(&self, call: StatsCall);
-}
+mod calls;
+pub use calls::{Api, Driver, GpuStats, Stats, StatsCall};
 
 /// Statistics that go nowhere (Linux hosts without `VKGEN_GPU_STATS`).
 #[derive(Debug)]
@@ -189,10 +89,17 @@ impl GpuStats for RecordingStats {
     }
 }
 
-/// The statistics sink `config` asks for: its test double when it has one, else the
+/// Where the statistics go: the part of the loader's configuration this module reads.
+#[derive(Debug, Clone, Default)]
+pub struct StatsSettings {
+    /// A test double; `None` is the platform's sink ([`for_settings`]).
+    pub sink: Option<Arc<dyn GpuStats>>,
+}
+
+/// The statistics sink `settings` asks for: its test double when it has one, else the
 /// platform's.
-pub fn for_config(config: &LoaderConfig) -> Arc<dyn GpuStats> {
-    if let Some(stats) = &config.gpu_stats {
+pub fn for_settings(settings: &StatsSettings) -> Arc<dyn GpuStats> {
+    if let Some(stats) = &settings.sink {
         return Arc::clone(stats);
     }
     #[cfg(target_os = "android")]
@@ -201,7 +108,7 @@ pub fn for_config(config: &LoaderConfig) -> Arc<dyn GpuStats> {
     }
     #[cfg(not(target_os = "android"))]
     {
-        let Some(path) = crate::trusted_env_path(GPU_STATS_ENV) else {
+        let Some(path) = crate::host_env::trusted_env_path(GPU_STATS_ENV) else {
             return Arc::new(NoStats);
         };
         match RecordingStats::appending_to(&path) {

@@ -18,13 +18,23 @@
 //! makes, so the tests that build a config through it see exactly what a device's loader asks.
 
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::layers::{FrameworkSetup, GpuDebug};
-use crate::LoaderConfig;
 #[cfg(not(target_os = "android"))]
-use crate::Properties;
+use crate::host_env::{trusted_env, trusted_env_path};
+use crate::layers::FrameworkSetup;
+#[cfg(not(target_os = "android"))]
+use crate::properties::Properties;
+
+/// `:`-separated app library dirs searched for `libVkLayer*.so` (Android's `getLayerPaths()`).
+pub const APP_LAYER_PATH_ENV: &str = "VKGEN_APP_LAYER_PATH";
+/// Host stand-in for Android's `Settings.Global` (`key=value` lines): the GPU debug settings
+/// `enable_gpu_debug_layers`, `gpu_debug_app`, `gpu_debug_layers`, `gpu_debug_layer_app`.
+pub const SETTINGS_ENV: &str = "VKGEN_SETTINGS";
+/// The package name of the running app (what `gpu_debug_app` is compared with).
+pub const APP_PACKAGE_ENV: &str = "VKGEN_APP_PACKAGE";
+/// `1` when the running app is debuggable (its manifest's `android:debuggable`).
+pub const APP_DEBUGGABLE_ENV: &str = "VKGEN_APP_DEBUGGABLE";
 
 /// The GraphicsEnv members the loader's layer code calls.
 pub trait GraphicsEnv: Send + Sync + fmt::Debug {
@@ -34,25 +44,6 @@ pub trait GraphicsEnv: Send + Sync + fmt::Debug {
     fn layer_paths(&self) -> String;
     /// `getDebugLayers()`: the `gpu_debug_layers` setting when it applies to this app, else empty.
     fn debug_layers(&self) -> String;
-}
-
-impl LoaderConfig {
-    /// `config` with what `env` says of layers: whether the debug layer dir is searched, the
-    /// layer dirs and the GPU debug layers, asked in AOSP's order (`isDebuggable()`,
-    /// `getLayerPaths()`, `getDebugLayers()`).
-    pub fn with_graphics_env(mut self, env: &dyn GraphicsEnv) -> Self {
-        self.debuggable = env.is_debuggable();
-        // `android::base::Split` keeps empty entries; `opendir("")` fails, so dropping them is
-        // the same.
-        self.app_layer_path = env
-            .layer_paths()
-            .split(':')
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .collect();
-        self.gpu_debug = GpuDebug::from_debug_layers(&env.debug_layers());
-        self
-    }
 }
 
 /// GraphicsEnv's members in libgraphicsenv; a process without them (logged, and initialisation
@@ -139,13 +130,13 @@ impl HostGraphicsEnv {
     /// `VKGEN_SETTINGS`, `VKGEN_APP_PACKAGE`, `VKGEN_APP_DEBUGGABLE`, under `root`.
     #[cfg(not(target_os = "android"))]
     pub fn from_env(properties: &Properties, root: &std::path::Path) -> Self {
-        let settings = crate::trusted_env_path(crate::SETTINGS_ENV)
+        let settings = trusted_env_path(SETTINGS_ENV)
             .and_then(|path| match Properties::from_file(&path) {
                 Ok(s) => Some(s),
                 Err(e) => {
                     log::warn!(
                         "{}={}: cannot read ({e}); no settings",
-                        crate::SETTINGS_ENV,
+                        SETTINGS_ENV,
                         path.display()
                     );
                     None
@@ -156,13 +147,12 @@ impl HostGraphicsEnv {
             settings,
             app: crate::layers::AppIdentity {
                 // These select GPU debug layers, so they steer code loading like the paths.
-                package: crate::trusted_env(crate::APP_PACKAGE_ENV)
-                    .and_then(|p| p.into_string().ok()),
-                debuggable: crate::trusted_env(crate::APP_DEBUGGABLE_ENV).is_some_and(|v| v == "1"),
+                package: trusted_env(APP_PACKAGE_ENV).and_then(|p| p.into_string().ok()),
+                debuggable: trusted_env(APP_DEBUGGABLE_ENV).is_some_and(|v| v == "1"),
             },
             build_debuggable: properties.is_debuggable(),
             root: root.to_path_buf(),
-            library_search_path: crate::trusted_env(crate::APP_LAYER_PATH_ENV)
+            library_search_path: trusted_env(APP_LAYER_PATH_ENV)
                 .map(|v| v.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         };

@@ -5,11 +5,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::driver::hal::load;
+use crate::config::LoaderConfig;
 use crate::driver::hal::tests::build_hal;
+use crate::driver::hal_search::load;
 use crate::gpu_stats::{Api, Driver, GpuStats, RecordingStats, StatsCall};
+use crate::properties::Properties;
 use crate::testutil::isolated_config;
-use crate::{LoaderConfig, Properties};
 
 /// The APEX's library dir, as the host linker lays it out (`lib64` in 64-bit processes).
 const LIB: &str = if cfg!(target_pointer_width = "64") {
@@ -31,10 +32,10 @@ fn recorded(root: &Path, extra: &[(&str, &str)]) -> (LoaderConfig, Arc<Recording
     (config, stats)
 }
 
-/// `load(config)`'s trace sections, as `B name` / `E`, and whether a driver loaded.
+/// `load(&config.driver_settings())`'s trace sections, as `B name` / `E`, and whether a driver loaded.
 fn sections(config: &LoaderConfig) -> (bool, Vec<String>) {
     let pid = std::process::id();
-    let (loaded, markers) = crate::trace::record(|| load(config).is_ok());
+    let (loaded, markers) = crate::trace::record(|| load(&config.driver_settings()).is_ok());
     let shown = markers
         .iter()
         .map(|m| match m.strip_prefix(&format!("B|{pid}|")) {
@@ -218,13 +219,12 @@ fn a_missing_platform_symbol_fails_initialisation_naming_it() {
     build_hal(root.path(), "a", &[]);
     let (mut config, _stats) = recorded(root.path(), &[]);
     let linker = Arc::new(
-        crate::driver::linker::RecordingLinker::new(&config).missing_platform_symbol(
-            crate::platform_symbols::MissingSymbol {
+        crate::driver::linker::RecordingLinker::new(&config.driver_settings())
+            .missing_platform_symbol(crate::platform_symbols::MissingSymbol {
                 library: "libvndksupport.so".into(),
                 symbol: "android_load_sphal_library".into(),
                 reason: "dlsym returned null".into(),
-            },
-        ),
+            }),
     );
     config.linker = Some(linker.clone());
     let loader = crate::init::Loader::load(config.clone());
@@ -245,7 +245,7 @@ fn a_missing_platform_symbol_fails_initialisation_naming_it() {
     );
     // With the platform complete the same device loads its HAL.
     config.linker = Some(Arc::new(crate::driver::linker::RecordingLinker::new(
-        &config,
+        &config.driver_settings(),
     )));
     assert!(crate::init::Loader::load(config).drivers.is_ok());
 }

@@ -54,7 +54,7 @@ use std::ptr::NonNull;
 use allocator_api2::alloc::{AllocError, Allocator, Global};
 use vkgen_abi::vk_error;
 
-use crate::vk;
+use vkgen_generated::vk;
 
 pub use allocator_api2::boxed::Box as HostBox;
 pub use allocator_api2::vec::Vec as HostVec;

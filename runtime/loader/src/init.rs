@@ -19,10 +19,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::driver::{self, Driver, DriverSource};
+use crate::config::LoaderConfig;
+use crate::driver::{self, Driver, DriverSettings, DriverSource};
 use crate::ffi::{enumerate, version_string};
 use crate::layers::LayerRegistry;
-use crate::{vk, LoaderConfig};
+use vkgen_generated::vk;
 
 /// Everything the loader knows about the process, built once.
 #[derive(Debug)]
@@ -171,12 +172,14 @@ impl Loader {
     /// initialisation).
     pub(crate) fn load_keeping(config: LoaderConfig, previous: Option<&Loader>) -> Self {
         let kept = previous.and_then(|p| p.drivers.as_ref().ok().cloned());
-        let kept = kept.filter(|drivers| !unload_builtin_driver(drivers, &config));
+        // The configuration split into what each subsystem reads.
+        let driver_settings = config.driver_settings();
+        let kept = kept.filter(|drivers| !unload_builtin_driver(drivers, &driver_settings));
         let drivers = match kept {
             Some(drivers) => Ok(drivers),
-            None => Self::open_drivers(&config),
+            None => Self::open_drivers(&driver_settings),
         };
-        let layers = LayerRegistry::discover(&config);
+        let layers = LayerRegistry::discover(&config.layer_settings());
         log::info!(
             "loader initialised for pid {}: {} driver(s){}, {} layer(s)",
             std::process::id(),
@@ -189,17 +192,17 @@ impl Loader {
             layers.len()
         );
         Self {
-            stats: crate::gpu_stats::for_config(&config),
+            stats: crate::gpu_stats::for_settings(&config.stats_settings()),
             config,
             drivers,
             layers,
         }
     }
 
-    fn open_drivers(config: &LoaderConfig) -> Result<Arc<Vec<DriverEntry>>, DriverFailure> {
+    fn open_drivers(config: &DriverSettings) -> Result<Arc<Vec<DriverEntry>>, DriverFailure> {
         // A platform function missing is not "no driver" (the stub HAL, zero GPUs): the process
         // cannot use Vulkan, as AOSP's libvulkan could not load without the library.
-        if let Err(missing) = driver::linker::for_config(config).platform_ready() {
+        if let Err(missing) = driver::linker::for_settings(config).platform_ready() {
             let failure = DriverFailure {
                 result: vk::Result::ERROR_INITIALIZATION_FAILED,
                 message: missing,
@@ -251,7 +254,7 @@ impl Loader {
 /// keeps none) is closed and unloaded when this process has a driver namespace, so that the
 /// updatable driver is loaded instead. Returns whether it did; the parent's state, which still
 /// names the driver, is never used again in this process.
-fn unload_builtin_driver(drivers: &[DriverEntry], config: &LoaderConfig) -> bool {
+fn unload_builtin_driver(drivers: &[DriverEntry], config: &DriverSettings) -> bool {
     let hals: Vec<&driver::HalDriver> = drivers
         .iter()
         .filter_map(|d| match d.driver.source() {
@@ -262,7 +265,7 @@ fn unload_builtin_driver(drivers: &[DriverEntry], config: &LoaderConfig) -> bool
     if hals.is_empty() {
         return false;
     }
-    let linker = driver::linker::for_config(config);
+    let linker = driver::linker::for_settings(config);
     if linker.driver_namespace().is_none() {
         return false;
     }

@@ -14,9 +14,12 @@
 //! * [`driver`]: finding and opening drivers (HAL modules, Khronos ICDs) behind one [`driver::Driver`].
 //! * [`layers`]: discovering layer libraries and choosing which ones an instance activates.
 //!
-//! Everything that reads the environment does so once, into a [`LoaderConfig`]; discovery
-//! functions take that struct, so tests can describe a whole "device" (properties, HAL root, layer
-//! dirs, ICD manifests) without touching process-global state.
+//! Everything that reads the environment does so once, into a [`LoaderConfig`] ([`config`]),
+//! so tests can describe a whole "device" (properties, HAL root, layer dirs, ICD manifests)
+//! without touching process-global state; it is split there into each subsystem's own
+//! settings ([`driver::DriverSettings`], [`layers::LayerSettings`],
+//! [`gpu_stats::StatsSettings`]), which is all a subsystem sees. This file only declares the
+//! modules and re-exports: no module imports anything back from the crate root.
 //!
 //! The loader core (what makes `libvulkan.so` a loader):
 //! * [`api`]: the application-facing entry points the loader implements itself
@@ -64,6 +67,8 @@ pub(crate) mod ffi;
 pub mod gpu_stats;
 pub mod graphics_env;
 pub mod host_alloc;
+#[cfg(not(target_os = "android"))]
+pub(crate) mod host_env;
 pub mod init;
 pub mod layers;
 pub mod logging;
@@ -73,132 +78,18 @@ pub mod terminator;
 pub mod trace;
 pub mod wsi;
 
-/// The generated tables and types the trampolines (`crate::vk`, `crate::dispatch`) and the rest
-/// of the loader build on.
+/// The loader's one knob set, split into each subsystem's settings ([`config`]).
+pub mod config;
+#[cfg(test)]
+mod testutil;
+
+/// The generated tables and types the trampolines and the rest of the loader build on
+/// (`vkgen_generated::vk`, `vkgen_generated::dispatch`), for embedders.
 pub use vkgen_generated::{dispatch, vk};
 
-use std::path::PathBuf;
-
+pub use config::{LoaderConfig, HAL_ROOT_ENV};
+pub use graphics_env::{APP_DEBUGGABLE_ENV, APP_LAYER_PATH_ENV, APP_PACKAGE_ENV, SETTINGS_ENV};
 pub use properties::Properties;
-
-/// Root of the emulated Android filesystem (HAL modules, debug layer dir); `/` when unset.
-pub const HAL_ROOT_ENV: &str = "VKGEN_HAL_ROOT";
-/// `:`-separated app library dirs searched for `libVkLayer*.so` (Android's `getLayerPaths()`).
-pub const APP_LAYER_PATH_ENV: &str = "VKGEN_APP_LAYER_PATH";
-/// Host stand-in for Android's `Settings.Global` (`key=value` lines): the GPU debug settings
-/// `enable_gpu_debug_layers`, `gpu_debug_app`, `gpu_debug_layers`, `gpu_debug_layer_app`.
-pub const SETTINGS_ENV: &str = "VKGEN_SETTINGS";
-/// The package name of the running app (what `gpu_debug_app` is compared with).
-pub const APP_PACKAGE_ENV: &str = "VKGEN_APP_PACKAGE";
-/// `1` when the running app is debuggable (its manifest's `android:debuggable`).
-pub const APP_DEBUGGABLE_ENV: &str = "VKGEN_APP_DEBUGGABLE";
-
-/// Everything discovery depends on, captured once.
-#[derive(Debug, Clone)]
-pub struct LoaderConfig {
-    /// System properties (`ro.hardware.vulkan`, `debug.vulkan.layers`, ...).
-    pub properties: Properties,
-    /// Root the Android paths (`vendor/lib64/hw`, `data/local/debug/vulkan`) are resolved under.
-    pub hal_root: PathBuf,
-    /// The layer dirs after the debug one, in order: `GraphicsEnv::getLayerPaths()` split at
-    /// `:` (the GPU debug layer apps' dirs, then the app's native library dirs; `<apk>!/<dir>`
-    /// for a dir inside an APK).
-    pub app_layer_path: Vec<PathBuf>,
-    /// Whether the debug layer dir `/data/local/debug/vulkan` is searched and
-    /// `debug.vulkan.enable_callback` applies (`GraphicsEnv::isDebuggable()`). `debug.vulkan.*` properties apply on any build (AOSP
-    /// dropped that gate in 2020); layers still come only from the permitted dirs.
-    pub debuggable: bool,
-    /// `GraphicsEnv::getDebugLayers()`: the GPU debug settings' layers for this app.
-    pub gpu_debug: layers::GpuDebug,
-    /// The updatable driver's dir (`GraphicsEnv::getDriverNamespace()`;
-    /// `VKGEN_UPDATABLE_DRIVER_DIR` on hosts), searched before the APEX and sphal namespaces.
-    pub updatable_driver_dir: Option<PathBuf>,
-    /// Where Khronos ICD manifests are looked for on non-Android hosts.
-    pub icd: driver::icd::IcdSearchConfig,
-    /// `VKGEN_ICD_ADAPTER=0`: ICDs are used as they are, never through the native-buffer
-    /// adapter (`driver::adapter`, Linux hosts with the `desktop` feature).
-    pub without_adapter: bool,
-    /// Khronos layer manifests and `VK_INSTANCE_LAYERS` on non-Android hosts.
-    pub host_layers: layers::HostLayers,
-    /// Whether layer libraries found the Android way are asked
-    /// `vkNegotiateLoaderLayerInterfaceVersion` ([`layers::Negotiation`]): never on Android
-    /// (AOSP's loader never negotiates), by default on Linux hosts, where desktop layers answer
-    /// the device queries only through their negotiated GIPA; `VKGEN_LAYER_NEGOTIATION=0` turns
-    /// it off there to run AOSP's rule.
-    pub layer_negotiation: layers::Negotiation,
-    /// The dynamic linker drivers and layers are loaded through; `None` is the platform's
-    /// (`driver::linker::for_config`). Tests put a recording double here.
-    pub linker: Option<std::sync::Arc<dyn driver::linker::Linker>>,
-    /// Where GraphicsEnv's GPU statistics go; `None` is the platform's
-    /// (`gpu_stats::for_config`). Tests put a recording double here.
-    pub gpu_stats: Option<std::sync::Arc<dyn gpu_stats::GpuStats>>,
-}
-
-impl Default for LoaderConfig {
-    /// A release device with no properties, root `/`, no app layer dirs and the standard ICD
-    /// search path (with no environment overrides).
-    fn default() -> Self {
-        Self {
-            properties: Properties::empty(),
-            hal_root: PathBuf::from("/"),
-            app_layer_path: Vec::new(),
-            debuggable: false,
-            gpu_debug: layers::GpuDebug::default(),
-            updatable_driver_dir: None,
-            icd: driver::icd::IcdSearchConfig::default(),
-            without_adapter: false,
-            host_layers: layers::HostLayers::default(),
-            layer_negotiation: layers::Negotiation::PLATFORM,
-            linker: None,
-            gpu_stats: None,
-        }
-    }
-}
-
-impl LoaderConfig {
-    /// The production configuration on Android: system properties and GraphicsEnv
-    /// ([`graphics_env`]), as AOSP's loader takes them. No environment variable is read: the
-    /// host stand-ins below are compiled out (`crate::trusted_env` does not exist on Android
-    /// builds, and `scripts/android-link-check` checks that no variable name is in the library).
-    #[cfg(target_os = "android")]
-    pub fn from_platform() -> Self {
-        Self {
-            properties: Properties::system().clone(),
-            ..Self::default()
-        }
-        .with_graphics_env(&graphics_env::AndroidGraphicsEnv)
-    }
-
-    /// The production configuration on hosts: system properties (a build.prop file), the
-    /// GraphicsEnv stand-in ([`graphics_env::HostGraphicsEnv::from_env`]) and the `VKGEN_*`,
-    /// `VK_DRIVER_FILES`, `VK_ICD_FILENAMES` and XDG variables. Path-valued variables are ignored
-    /// in setuid/setgid processes, like the Khronos loader's `loader_secure_getenv`.
-    #[cfg(not(target_os = "android"))]
-    pub fn from_platform() -> Self {
-        let properties = Properties::system().clone();
-        let hal_root = trusted_env_path(HAL_ROOT_ENV).unwrap_or_else(|| PathBuf::from("/"));
-        let graphics_env = graphics_env::HostGraphicsEnv::from_env(&properties, &hal_root);
-        Self {
-            updatable_driver_dir: trusted_env_path(driver::hal::UPDATABLE_DRIVER_ENV),
-            hal_root,
-            icd: driver::icd::IcdSearchConfig::from_env(),
-            without_adapter: trusted_env(driver::ADAPTER_ENV).is_some_and(|v| v == "0"),
-            host_layers: layers::HostLayers::from_env(),
-            layer_negotiation: layers::Negotiation::from_env(),
-            properties,
-            ..Self::default()
-        }
-        .with_graphics_env(&graphics_env)
-    }
-}
-
-/// Variables that steer which code the loader `dlopen`s are read setuid-safely, and `:` lists
-/// split without empty entries: the platform's rules, shared with the host driver.
-///
-/// Hosts only: an Android build reads no environment variable (everything comes from where AOSP
-/// takes it), and without these names there is no way for its code to.
-#[cfg(not(target_os = "android"))]
-pub(crate) use vkgen_platform::env::{split_path_list, trusted_env, trusted_env_path};
 
 /// Builds C fixtures (fake HAL modules, ICDs, layers) for the tests.
 #[cfg(test)]
@@ -206,85 +97,3 @@ mod linker_tests;
 
 #[cfg(test)]
 mod hal_open_stats_tests;
-
-#[cfg(test)]
-pub(crate) mod testutil {
-    use std::path::{Path, PathBuf};
-    use std::process::Command;
-
-    /// A config rooted at `root` that sees no HAL, no layers and no ICD manifests unless the test
-    /// puts them there: nothing leaks in from the machine or the environment.
-    pub fn isolated_config(root: &Path) -> crate::LoaderConfig {
-        // Lets `VKGEN_LOG=debug cargo test` show why fixtures were rejected.
-        crate::logging::init();
-        crate::LoaderConfig {
-            hal_root: root.to_path_buf(),
-            icd: crate::driver::icd::IcdSearchConfig::isolated(root),
-            ..crate::LoaderConfig::default()
-        }
-    }
-
-    /// Compiles `source` into `dir/name` as a shared library (`cc -shared -fPIC`), with only the
-    /// symbols marked `EXPORT` visible, like a real driver built with `-fvisibility=hidden`.
-    pub fn compile_so(dir: &Path, name: &str, source: &str) -> PathBuf {
-        crate::logging::init();
-        let src = dir.join(format!("{name}.c"));
-        let out = dir.join(name);
-        let full = format!(
-            "#define EXPORT __attribute__((visibility(\"default\")))\n\
-             #include <stdint.h>\n#include <stddef.h>\n#include <string.h>\n#include <stdio.h>\n{source}"
-        );
-        std::fs::write(&src, full).expect("write fixture source");
-        let output = Command::new("cc")
-            .args([
-                "-shared",
-                "-fPIC",
-                "-fvisibility=hidden",
-                "-O1",
-                "-Wall",
-                "-Werror",
-            ])
-            // Fixtures compile out parts of themselves per variant; leftovers are expected.
-            .args(["-Wno-unused-function", "-Wno-unused-variable"])
-            .arg("-Wl,-z,relro,-z,now")
-            .arg("-o")
-            .arg(&out)
-            .arg(&src)
-            .output()
-            .expect("run cc (gcc must be installed for the loader tests)");
-        assert!(
-            output.status.success(),
-            "cc failed for {name}:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        out
-    }
-
-    /// Minimal Vulkan declarations the C fixtures share (only what they use).
-    pub const VK_DECLS: &str = r#"
-typedef int32_t VkResult;
-typedef void* VkInstance;
-typedef void (*PFN_vkVoidFunction)(void);
-#define VK_SUCCESS 0
-#define VK_INCOMPLETE 5
-#define VK_ERROR_INITIALIZATION_FAILED (-3)
-#define VK_ERROR_LAYER_NOT_PRESENT (-6)
-#define VK_ERROR_INCOMPATIBLE_DRIVER (-9)
-#define VK_MAKE_API_VERSION(v, ma, mi, p) ((((uint32_t)(v)) << 29) | (((uint32_t)(ma)) << 22) | (((uint32_t)(mi)) << 12) | ((uint32_t)(p)))
-typedef struct { char layerName[256]; uint32_t specVersion; uint32_t implementationVersion; char description[256]; } VkLayerProperties;
-typedef struct { char extensionName[256]; uint32_t specVersion; } VkExtensionProperties;
-"#;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_config_is_a_release_device() {
-        let c = LoaderConfig::default();
-        assert!(!c.debuggable);
-        assert_eq!(c.hal_root, PathBuf::from("/"));
-        assert!(c.app_layer_path.is_empty());
-    }
-}

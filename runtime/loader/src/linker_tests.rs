@@ -7,15 +7,17 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use crate::config::LoaderConfig;
 use crate::driver::hal::tests::build_hal;
-use crate::driver::hal::{load, HalError};
+use crate::driver::hal::HalError;
+use crate::driver::hal_search::load;
 use crate::driver::linker::{Linker, RecordingLinker};
 use crate::init::Loader;
 use crate::layers::discovery::tests::{build_layer, Fixture};
 use crate::layers::discovery::DEBUG_LAYER_DIR;
 use crate::layers::LayerRegistry;
+use crate::properties::Properties;
 use crate::testutil::isolated_config;
-use crate::{LoaderConfig, Properties};
 
 /// The APEX's library dir, as the host linker lays it out (`lib64` in 64-bit processes).
 const LIB: &str = if cfg!(target_pointer_width = "64") {
@@ -36,7 +38,7 @@ fn recorded(root: &Path, extra: &[(&str, &str)]) -> (LoaderConfig, Arc<Recording
 }
 
 fn with_recorder(config: LoaderConfig) -> (LoaderConfig, Arc<RecordingLinker>) {
-    let linker = Arc::new(RecordingLinker::new(&config));
+    let linker = Arc::new(RecordingLinker::new(&config.driver_settings()));
     let config = LoaderConfig {
         linker: Some(Arc::clone(&linker) as Arc<dyn Linker>),
         ..config
@@ -51,7 +53,7 @@ fn built_in_hal_through_sphal() {
     let root = tempfile::tempdir().unwrap();
     build_hal(root.path(), "b", &[]);
     let (config, linker) = recorded(root.path(), &[]);
-    load(&config).expect("the built-in HAL loads");
+    load(&config.driver_settings()).expect("the built-in HAL loads");
     assert_eq!(
         linker.take(),
         [
@@ -74,7 +76,7 @@ fn updatable_driver_through_the_driver_namespace() {
         updatable_driver_dir: Some(updatable.clone()),
         ..recorded(root.path(), &[("ro.vulkan.apex", "com.x.vulkan")]).0
     });
-    let err = load(&config).unwrap_err();
+    let err = load(&config.driver_settings()).unwrap_err();
     assert!(
         matches!(err, HalError::UpdatableDriverMissing { .. }),
         "{err}"
@@ -88,7 +90,10 @@ fn updatable_driver_through_the_driver_namespace() {
         ]
     );
     std::fs::copy(&built_in, updatable.join("vulkan.b.so")).unwrap();
-    assert_eq!(load(&config).unwrap().path(), updatable.join("vulkan.b.so"));
+    assert_eq!(
+        load(&config.driver_settings()).unwrap().path(),
+        updatable.join("vulkan.b.so")
+    );
     assert_eq!(
         linker.take(),
         [
@@ -108,7 +113,7 @@ fn apex_driver_through_the_exported_namespace() {
     let apex = root.path().join(format!("apex/com.x.vulkan/{LIB}"));
     std::fs::create_dir_all(&apex).unwrap();
     let (config, linker) = recorded(root.path(), &[("ro.vulkan.apex", "com.x.vulkan")]);
-    assert_eq!(load(&config).unwrap().path(), built_in);
+    assert_eq!(load(&config.driver_settings()).unwrap().path(), built_in);
     assert_eq!(
         linker.take(),
         [
@@ -120,7 +125,10 @@ fn apex_driver_through_the_exported_namespace() {
         ]
     );
     std::fs::copy(&built_in, apex.join("vulkan.a.so")).unwrap();
-    assert_eq!(load(&config).unwrap().path(), apex.join("vulkan.a.so"));
+    assert_eq!(
+        load(&config.driver_settings()).unwrap().path(),
+        apex.join("vulkan.a.so")
+    );
     assert_eq!(
         linker.take(),
         [
@@ -146,7 +154,10 @@ fn a_bad_module_stops_the_search() {
     )
     .unwrap();
     let (config, linker) = recorded(root.path(), &[("ro.vulkan.apex", "com.x.vulkan")]);
-    assert!(matches!(load(&config), Err(HalError::NoHmi { .. })));
+    assert!(matches!(
+        load(&config.driver_settings()),
+        Err(HalError::NoHmi { .. })
+    ));
     assert_eq!(
         linker.take(),
         [
@@ -160,7 +171,7 @@ fn a_bad_module_stops_the_search() {
         updatable_driver_dir: Some(apex.clone()),
         ..config
     });
-    let err = load(&config).unwrap_err();
+    let err = load(&config.driver_settings()).unwrap_err();
     assert!(
         matches!(err, HalError::UpdatableDriverMissing { .. }),
         "{err}"
@@ -188,7 +199,7 @@ fn layers_through_dlopen_or_the_app_namespace() {
         debuggable: true,
         ..isolated_config(root.path())
     });
-    let registry = LayerRegistry::discover(&config);
+    let registry = LayerRegistry::discover(&config.layer_settings());
     assert!(registry.find(c"VK_LAYER_dbg").is_some());
     assert!(registry.find(c"VK_LAYER_app").is_some());
     assert_eq!(

@@ -164,7 +164,7 @@ impl Properties {
 
     #[cfg(not(target_os = "android"))]
     fn load_system() -> Properties {
-        let Some(path) = crate::trusted_env_path(PROPERTIES_ENV) else {
+        let Some(path) = crate::host_env::trusted_env_path(PROPERTIES_ENV) else {
             return Properties::empty();
         };
         match Properties::from_file(&path) {

@@ -25,58 +25,14 @@
 
 use std::sync::OnceLock;
 
-/// libcutils' `ATRACE_TAG_GRAPHICS`.
-pub const ATRACE_TAG_GRAPHICS: u64 = 1 << 1;
-
-/// The property `atrace` sets to the enabled tags.
-pub const TAGS_PROPERTY: &str = "debug.atrace.tags.enableflags";
+mod marker;
+pub use marker::{
+    begin_marker, end_marker, graphics_enabled, parse_tags, Marker, ATRACE_TAG_GRAPHICS,
+    TAGS_PROPERTY,
+};
 
 /// Host stand-in for `trace_marker`: a file the markers are appended to, one a line.
 pub const TRACE_MARKER_ENV: &str = "VKGEN_TRACE_MARKER";
-
-/// The tags in a `debug.atrace.tags.enableflags` value, as libcutils' `strtoull(value, NULL, 0)`
-/// reads it: `0x` hexadecimal, a leading `0` octal, else decimal; the digits up to the first that
-/// does not belong; no digits (or overflow) is 0.
-pub fn parse_tags(value: &str) -> u64 {
-    let value = value.trim_start();
-    let (digits, radix) = if let Some(hex) = value
-        .strip_prefix("0x")
-        .or_else(|| value.strip_prefix("0X"))
-    {
-        (hex, 16)
-    } else if value.len() > 1 && value.starts_with('0') {
-        (&value[1..], 8)
-    } else {
-        (value, 10)
-    };
-    let end = digits
-        .find(|c: char| !c.is_digit(radix))
-        .unwrap_or(digits.len());
-    u64::from_str_radix(&digits[..end], radix).unwrap_or(0)
-}
-
-/// Whether `tags` turn graphics tracing on.
-pub fn graphics_enabled(tags: u64) -> bool {
-    tags & ATRACE_TAG_GRAPHICS != 0
-}
-
-/// libcutils' begin marker.
-pub fn begin_marker(pid: u32, name: &str) -> String {
-    format!("B|{pid}|{name}")
-}
-
-/// libcutils' end marker.
-pub fn end_marker(pid: u32) -> String {
-    format!("E|{pid}")
-}
-
-/// Where markers go on this platform (see the module notes).
-pub trait Marker: Send + Sync {
-    /// The enabled atrace tags now.
-    fn tags(&self) -> u64;
-    /// Writes one marker.
-    fn write(&self, marker: &str);
-}
 
 /// The platform's marker output; `None` where nothing can be traced.
 fn platform() -> Option<&'static dyn Marker> {
@@ -91,8 +47,8 @@ fn platform_marker() -> Option<Box<dyn Marker>> {
 
 #[cfg(not(target_os = "android"))]
 fn platform_marker() -> Option<Box<dyn Marker>> {
-    let path = crate::trusted_env_path(TRACE_MARKER_ENV)?;
-    match HostMarker::open(&path, crate::Properties::system()) {
+    let path = crate::host_env::trusted_env_path(TRACE_MARKER_ENV)?;
+    match HostMarker::open(&path, crate::properties::Properties::system()) {
         Ok(marker) => Some(Box::new(marker)),
         Err(e) => {
             log::warn!("{TRACE_MARKER_ENV}={}: {e}; not tracing", path.display());
@@ -115,7 +71,10 @@ pub struct HostMarker {
 #[cfg(not(target_os = "android"))]
 impl HostMarker {
     /// Appends to `path` (created now if missing), with the tags in `properties`.
-    pub fn open(path: &std::path::Path, properties: &crate::Properties) -> std::io::Result<Self> {
+    pub fn open(
+        path: &std::path::Path,
+        properties: &crate::properties::Properties,
+    ) -> std::io::Result<Self> {
         append(path, "")?;
         Ok(Self {
             path: path.to_path_buf(),
@@ -294,17 +253,17 @@ mod tests {
     fn the_host_marker_writes_only_with_the_graphics_tag() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace_marker");
-        let on = crate::Properties::parse("debug.atrace.tags.enableflags=0x3\n");
+        let on = crate::properties::Properties::parse("debug.atrace.tags.enableflags=0x3\n");
         let marker = HostMarker::open(&path, &on).unwrap();
         assert!(graphics_enabled(marker.tags()));
         marker.write("B|1|x");
         marker.write("E|1");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "B|1|x\nE|1\n");
-        let off = crate::Properties::parse("debug.atrace.tags.enableflags=0x4\n");
+        let off = crate::properties::Properties::parse("debug.atrace.tags.enableflags=0x4\n");
         assert!(!graphics_enabled(
             HostMarker::open(&path, &off).unwrap().tags()
         ));
-        let unset = crate::Properties::empty();
+        let unset = crate::properties::Properties::empty();
         assert!(!graphics_enabled(
             HostMarker::open(&path, &unset).unwrap().tags()
         ));

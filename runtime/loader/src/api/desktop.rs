@@ -21,13 +21,13 @@ use std::ffi::CStr;
 
 use vkgen_generated::commands;
 
-use super::proc_addr::vkGetDeviceProcAddr;
+use super::exports::vkGetDeviceProcAddr;
 use crate::dispatch_data::checked_instance_data;
 use crate::ffi::guard;
-use crate::vk;
 use crate::wsi::desktop::{
     wayland_presentation_support, xcb_presentation_support, xlib_presentation_support,
 };
+use vkgen_generated::vk;
 
 /// `F` from a `PFN_vkVoidFunction`.
 ///

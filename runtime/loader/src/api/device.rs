@@ -28,7 +28,8 @@ use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{cstr, enumerate, fill_array, guard, guard_result, name_list};
 use crate::host_alloc::{oom, HostAllocator, HostVec};
 use crate::layers::Layer;
-use crate::{device_table, driver, init, terminator, vk};
+use crate::{device_table, driver, init, terminator};
+use vkgen_generated::vk;
 
 /// The layers of an instance that go into its device chains, in the device's allocator (they
 /// are kept in the device's record).

@@ -6,21 +6,26 @@
 //! included here from `generated/src/trampolines.rs`, plus the loader's own implementations in
 //! [`crate::api`] (`commands::LOADER_INTERCEPTED`). A Linux host build exports more: the
 //! desktop surface and display commands the Khronos loader exports ([`crate::api`]'s
-//! `desktop` module), so this table is the map's part of the exports, not all of them. The table and `vkGetInstanceProcAddr` name each other, so
-//! this module is part of the api level (and re-exported as `vkgen_loader::exports`). A trampoline reads word 0 of its dispatchable first
-//! argument as a pointer to the [`crate::dispatch_data`] struct whose first field is the
+//! `desktop` module), so this table is the map's part of the exports, not all of them. The table
+//! holds `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr`, which answer exported names from
+//! it, so their entry points are here and their rules in [`super::proc_addr`], which takes the
+//! table as an argument. This module is re-exported as `vkgen_loader::exports`. A trampoline
+//! reads word 0 of its dispatchable first argument as a pointer to the [`crate::dispatch_data`] struct whose first field is the
 //! dispatch table, and tail-calls the entry.
 //!
 //! [`exported_function`] maps a name to the exported function, through the generated perfect
 //! hash; the table behind it is built by `build.rs` from the same map file, so it cannot drift
 //! from the export list.
 
-use std::ffi::CStr;
+use std::ffi::{c_char, CStr};
 use std::sync::OnceLock;
 
 use vkgen_generated::commands;
 
-use crate::vk;
+use super::proc_addr::{device_proc_addr, instance_proc_addr};
+use crate::ffi::{cstr, guard};
+
+use vkgen_generated::vk;
 
 /// The generated trampolines (generator output, included verbatim).
 #[allow(
@@ -49,10 +54,48 @@ use super::global::{
 };
 #[allow(unused_imports)]
 use super::instance::{vkCreateInstance, vkDestroyInstance};
-#[allow(unused_imports)]
-use super::proc_addr::{vkGetDeviceProcAddr, vkGetInstanceProcAddr};
 #[allow(unused_imports, clippy::wildcard_imports)]
 use trampolines::*;
+
+/// `vkGetInstanceProcAddr`: [`super::proc_addr`]'s rules, exported names answered from this
+/// module's table (which holds this function too).
+///
+/// # Safety
+/// `instance` null or a live instance of this loader; `p_name` null or a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetInstanceProcAddr(
+    instance: vk::Instance,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetInstanceProcAddr", None, || {
+        // SAFETY: `p_name` is the application's pName: null (then `cstr` gives `None`) or a
+        // NUL-terminated string for this call (VUID-vkGetInstanceProcAddr-pName-parameter).
+        let name = unsafe { cstr(p_name) }?;
+        // SAFETY: `instance` is the application's: null or a live instance of this loader
+        // (VUID-vkGetInstanceProcAddr-instance-parameter), as `instance_proc_addr` needs.
+        unsafe { instance_proc_addr(instance, name, exported_function) }
+    })
+}
+
+/// `vkGetDeviceProcAddr`: [`super::proc_addr`]'s rules, exported names answered from this
+/// module's table.
+///
+/// # Safety
+/// `device` null or a live device of this loader; `p_name` null or a C string.
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceProcAddr(
+    device: vk::Device,
+    p_name: *const c_char,
+) -> vk::PFN_vkVoidFunction {
+    guard("vkGetDeviceProcAddr", None, || {
+        // SAFETY: `p_name` is the application's pName: null (then `cstr` gives `None`) or a
+        // NUL-terminated string for this call (VUID-vkGetDeviceProcAddr-pName-parameter).
+        let name = unsafe { cstr(p_name) }?;
+        // SAFETY: `device` is the application's: null or a live device of this loader
+        // (VUID-vkGetDeviceProcAddr-device-parameter), as `device_proc_addr` needs.
+        unsafe { device_proc_addr(device, name, exported_function) }
+    })
+}
 
 /// One of this library's exported functions as `PFN_vkVoidFunction`.
 fn as_void_fn(f: *const ()) -> vk::PFN_vkVoidFunction {

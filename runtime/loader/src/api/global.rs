@@ -21,13 +21,14 @@ use std::sync::Arc;
 
 use vkgen_abi::vk_error;
 
+use crate::extensions;
 use crate::ffi::{cstr, fill_array, guard};
 use crate::init::{self, Loader};
 use crate::layers::manifest::PreInstanceFunctions;
 use crate::layers::pre_instance::{self, ExtensionsChain, LayersChain, Link, VersionChain};
 use crate::layers::{Layer, LayerEnv};
 use crate::terminator::instance::driver_instance_extensions;
-use crate::{extensions, vk};
+use vkgen_generated::vk;
 
 /// Calls the pre-instance chain ([`pre_instance`]) of the active implicit manifest layers whose
 /// manifests name the command `pick` chooses, ending in `terminator`; without such layers,

@@ -22,13 +22,14 @@ use vkgen_abi::vk_error;
 
 use crate::api::global::{available_instance_extensions, layer_extensions};
 use crate::chain::InstanceChain;
-use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::{checked_instance_data, ApiInstance};
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{app_api_version, guard, guard_result, name_list};
 use crate::host_alloc::{try_collect, HostAllocator, HostVec};
 use crate::layers::Layer;
-use crate::{driver, init, layers, terminator, vk};
+use crate::{driver, init, layers, terminator};
+use vkgen_generated::dispatch::InstanceDispatchTable;
+use vkgen_generated::vk;
 
 /// `vkCreateInstance`.
 ///
@@ -87,7 +88,7 @@ unsafe fn create_instance(
     let app_layers = unsafe { name_list(info.enabled_layer_count, info.pp_enabled_layer_names) };
     // `debug.vulkan.*` is read now, not when the loader was initialised (AOSP reads the
     // properties at every vkCreateInstance: a zygote's preload must not fix its children's layers).
-    let properties = crate::Properties::current();
+    let properties = crate::properties::Properties::current();
     let active = activate_layers(loader, &properties, &app_layers).inspect_err(|_| {
         // AOSP's `LoadLayer`: the first name that cannot be activated.
         if let Some(name) = first_missing_layer(loader, &properties, &app_layers) {
@@ -235,10 +236,10 @@ fn report_to_create_info(info: &vk::InstanceCreateInfo<'_>, text: &str) {
 /// reports (`activate` gives only its error).
 fn first_missing_layer(
     loader: &init::Loader,
-    properties: &crate::Properties,
+    properties: &crate::properties::Properties,
     app_layers: &[&std::ffi::CStr],
 ) -> Option<String> {
-    layers::requested_layer_names(&loader.config, properties, app_layers)
+    layers::requested_layer_names(&loader.config.gpu_debug, properties, app_layers)
         .into_iter()
         .find(|name| {
             name.to_bytes().contains(&b'/')
@@ -554,13 +555,13 @@ unsafe fn destroy_logging_callback(
 /// `vkCreateInstance` with its result, logged.
 fn activate_layers(
     loader: &init::Loader,
-    properties: &crate::Properties,
+    properties: &crate::properties::Properties,
     app_layers: &[&std::ffi::CStr],
 ) -> Result<Vec<Arc<Layer>>, vk::Result> {
     let no_drivers = loader.drivers.as_ref().map_or(true, |d| d.is_empty());
     layers::activate(
         &loader.layers,
-        &loader.config,
+        &loader.config.gpu_debug,
         properties,
         app_layers,
         no_drivers,

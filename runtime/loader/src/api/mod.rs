@@ -7,8 +7,8 @@
 //!   chain) and `vkDestroyInstance`;
 //! * [`device`]: `vkCreateDevice` (the device chain from the instance's global layers),
 //!   `vkDestroyDevice` and the device enumeration commands;
-//! * [`proc_addr`]: `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` with the spec's and
-//!   Android's rules;
+//! * [`proc_addr`]: what `vkGetInstanceProcAddr` and `vkGetDeviceProcAddr` answer, with the
+//!   spec's and Android's rules (their entry points are in [`exports`]);
 //! * [`exports`]: the exported symbols (the generated trampolines plus the functions above) and
 //!   the name → function table `vkGetInstanceProcAddr` answers exported names from (also
 //!   `vkgen_loader::exports`);

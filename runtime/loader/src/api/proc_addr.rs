@@ -26,39 +26,30 @@
 //!   the registry) → the head of the device's layer chain: the driver's own function unless a
 //!   layer or the loader intercepts it.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::CStr;
 use std::sync::OnceLock;
 
 use vkgen_generated::commands::{self, CommandId, CommandInfo, Level, Origin};
 
-use super::exports::exported_function;
 use crate::device_table::CommandSet;
 use crate::dispatch_data::{device_data, instance_data, ApiDevice};
-use crate::ffi::{cstr, guard};
-use crate::{terminator, vk};
 
-/// `vkGetInstanceProcAddr`.
+use crate::terminator;
+use vkgen_generated::vk;
+
+/// The exported function named `name` ([`super::exports::exported_function`]), which the two
+/// queries answer exported names with.
+pub(crate) type Exported = fn(&CStr) -> vk::PFN_vkVoidFunction;
+
+/// `vkGetInstanceProcAddr`'s answer for `name` (the entry point is in [`super::exports`]).
 ///
 /// # Safety
-/// `instance` null or a live instance of this loader; `p_name` null or a C string.
-#[no_mangle]
-pub unsafe extern "system" fn vkGetInstanceProcAddr(
+/// `instance` null or a live instance of this loader.
+pub(crate) unsafe fn instance_proc_addr(
     instance: vk::Instance,
-    p_name: *const c_char,
+    name: &CStr,
+    exported_function: Exported,
 ) -> vk::PFN_vkVoidFunction {
-    guard("vkGetInstanceProcAddr", None, || {
-        // SAFETY: `p_name` is the application's pName: null (then `cstr` gives `None`) or a
-        // NUL-terminated string for this call (VUID-vkGetInstanceProcAddr-pName-parameter).
-        let name = unsafe { cstr(p_name) }?;
-        // SAFETY: `instance` is the application's: null or a live instance of this loader
-        // (VUID-vkGetInstanceProcAddr-instance-parameter), as `instance_proc_addr` needs.
-        unsafe { instance_proc_addr(instance, name) }
-    })
-}
-
-/// # Safety
-/// As [`vkGetInstanceProcAddr`].
-unsafe fn instance_proc_addr(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFunction {
     if name == c"vkGetInstanceProcAddr" {
         return exported_function(name);
     }
@@ -98,59 +89,54 @@ unsafe fn instance_proc_addr(instance: vk::Instance, name: &CStr) -> vk::PFN_vkV
     unsafe { head(handle, name.as_ptr()) }
 }
 
-/// `vkGetDeviceProcAddr`.
+/// `vkGetDeviceProcAddr`'s answer for `name` (the entry point is in [`super::exports`]).
 ///
 /// # Safety
-/// `device` null or a live device of this loader; `p_name` null or a C string.
-#[no_mangle]
-pub unsafe extern "system" fn vkGetDeviceProcAddr(
+/// `device` null or a live device of this loader.
+pub(crate) unsafe fn device_proc_addr(
     device: vk::Device,
-    p_name: *const c_char,
+    name: &CStr,
+    exported_function: Exported,
 ) -> vk::PFN_vkVoidFunction {
-    guard("vkGetDeviceProcAddr", None, || {
-        // SAFETY: `p_name` is the application's pName: null (then `cstr` gives `None`) or a
-        // NUL-terminated string for this call (VUID-vkGetDeviceProcAddr-pName-parameter).
-        let name = unsafe { cstr(p_name) }?;
-        // SAFETY: `device` is the application's: null or a live device of this loader
-        // (VUID-vkGetDeviceProcAddr-device-parameter).
-        let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) }?;
-        let id = commands::lookup(name);
-        let info = id.map(commands::info);
-        if let Some(info) = info {
-            if info.level != Level::Device {
-                log::debug!("vkGetDeviceProcAddr({name:?}): not a device-level command");
-                return None;
-            }
-            if name == c"vkGetDeviceProcAddr" || name == c"vkDestroyDevice" {
-                return exported_function(name);
-            }
+    // SAFETY: `device` is the application's: null or a live device of this loader
+    // (VUID-vkGetDeviceProcAddr-device-parameter).
+    let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) }?;
+    let id = commands::lookup(name);
+    let info = id.map(commands::info);
+    if let Some(info) = info {
+        if info.level != Level::Device {
+            log::debug!("vkGetDeviceProcAddr({name:?}): not a device-level command");
+            return None;
         }
-        let Some(api) = data.api.get() else {
-            // Only reachable while the device is being created.
-            // SAFETY: the terminator with this device and a C string.
-            return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
-        };
-        if let (Some(id), Some(info)) = (id, info) {
-            // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
-            // by the enabled extensions and version; every other name is the driver's answer.
-            if hooked().contains(id) && !command_enabled(info, api) {
-                log::debug!(
-                    "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
-                     and which is not core at the device's API version"
-                );
-                return None;
-            }
-            // The chain was asked for this name at vkCreateDevice (`device_table`): its answer
-            // then is its answer now, without the chain's own name lookups.
-            match api.answers.recorded(id) {
-                Some(true) => return info.slot().and_then(|slot| data.dispatch().get(slot)),
-                Some(false) => return None,
-                None => {}
-            }
+        if name == c"vkGetDeviceProcAddr" || name == c"vkDestroyDevice" {
+            return exported_function(name);
         }
-        // SAFETY: the head of the device chain with the device it created and a C string.
-        unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
-    })
+    }
+    let Some(api) = data.api.get() else {
+        // Only reachable while the device is being created.
+        // SAFETY: the terminator with this device and a C string.
+        return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
+    };
+    if let (Some(id), Some(info)) = (id, info) {
+        // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
+        // by the enabled extensions and version; every other name is the driver's answer.
+        if hooked().contains(id) && !command_enabled(info, api) {
+            log::debug!(
+                "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
+                 and which is not core at the device's API version"
+            );
+            return None;
+        }
+        // The chain was asked for this name at vkCreateDevice (`device_table`): its answer
+        // then is its answer now, without the chain's own name lookups.
+        match api.answers.recorded(id) {
+            Some(true) => return info.slot().and_then(|slot| data.dispatch().get(slot)),
+            Some(false) => return None,
+            None => {}
+        }
+    }
+    // SAFETY: the head of the device chain with the device it created and a C string.
+    unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
 }
 
 /// The commands [`loader_hooked`] names, as a set computed once: `vkGetDeviceProcAddr` tests a
@@ -198,6 +184,7 @@ pub(crate) fn command_enabled(info: &CommandInfo, device: &ApiDevice) -> bool {
 mod tests {
     use super::*;
     use crate::extensions::ExtensionSet;
+    use std::ffi::c_char;
 
     unsafe extern "system" fn no_gdpa(_: vk::Device, _: *const c_char) -> vk::PFN_vkVoidFunction {
         None

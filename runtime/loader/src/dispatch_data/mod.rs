@@ -38,12 +38,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use vkgen_abi::vk_error;
 
-use crate::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
 use crate::extensions::ExtensionSet;
 use crate::ffi::guard;
 use crate::host_alloc::{HostAllocator, HostVec};
 use crate::layers::Layer;
-use crate::vk;
+use vkgen_generated::dispatch::{DeviceDispatchTable, InstanceDispatchTable};
+use vkgen_generated::vk;
 
 pub mod term;
 
@@ -114,7 +114,7 @@ impl DeviceData {
     pub fn instance(&self) -> &InstanceData {
         // SAFETY: a device's instance outlives it (destroying an instance with live devices is
         // invalid usage).
-        unsafe { &*self.term.instance }
+        unsafe { &*self.instance }
     }
 }
 
@@ -146,6 +146,8 @@ pub struct DeviceData {
     pub api: OnceLock<ApiDevice>,
     /// What the terminator knows.
     pub term: TermDevice,
+    /// The parent instance's loader data.
+    pub instance: *const InstanceData,
     /// The allocator the data was created with (scope DEVICE), for `vkDestroyDevice` without a
     /// `pAllocator` (AOSP's `DeviceData::allocator`).
     pub allocator: HostAllocator,

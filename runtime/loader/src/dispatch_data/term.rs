@@ -1,4 +1,4 @@
-//! The terminator's part of the loader data ([`TermInstance`] in [`InstanceData`],
+//! The terminator's part of the loader data ([`TermInstance`] in [`InstanceData`](super::InstanceData),
 //! [`TermDevice`] in [`DeviceData`](super::DeviceData)) and what it holds: the driver instances, the wrapped
 //! physical devices, the `VK_EXT_debug_report` callbacks and each device's WSI functions.
 //!
@@ -12,14 +12,13 @@ use std::sync::{Mutex, OnceLock};
 
 use vkgen_generated::pfn;
 
-use super::InstanceData;
-use crate::dispatch::InstanceDispatchTable;
 use crate::extensions::ExtensionSet;
 use crate::host_alloc::{HostAllocator, HostBox, HostVec};
 use crate::init::DriverEntry;
-use crate::vk;
+use vkgen_generated::dispatch::InstanceDispatchTable;
+use vkgen_generated::vk;
 
-/// The terminator's part of [`InstanceData`] (its commands are in [`crate::terminator`]).
+/// The terminator's part of [`InstanceData`](super::InstanceData) (its commands are in [`crate::terminator`]).
 pub struct TermInstance {
     /// One driver instance per driver that accepted the instance (in the application's
     /// allocator, [`crate::host_alloc`]).
@@ -77,8 +76,6 @@ impl DriverInstance {
 
 /// The terminator's part of [`DeviceData`](super::DeviceData): the driver functions the hooks call.
 pub struct TermDevice {
-    /// The parent instance's loader data.
-    pub instance: *const InstanceData,
     /// Index of the driver instance in the parent's `TermInstance::drivers`.
     pub driver_index: usize,
     /// The driver's physical device.

@@ -48,7 +48,8 @@ struct HostDriverLibrary {
 
 /// Where the host driver library is: `$VKGEN_HOST_DRIVER`, else beside the loader.
 fn host_driver_candidates() -> Vec<PathBuf> {
-    if let Some(p) = crate::trusted_env_path(HOST_DRIVER_ENV).filter(|p| !p.as_os_str().is_empty())
+    if let Some(p) =
+        crate::host_env::trusted_env_path(HOST_DRIVER_ENV).filter(|p| !p.as_os_str().is_empty())
     {
         return vec![p];
     }
@@ -76,14 +77,14 @@ fn host_driver() -> Option<&'static HostDriverLibrary> {
             if !path.is_file() {
                 continue;
             }
-            let library = match super::open_library(path) {
+            let library = match super::library::open_library(path) {
                 Ok(l) => l,
                 Err(e) => {
                     log::warn!("{ADAPTER}: cannot open {}: {e}", path.display());
                     continue;
                 }
             };
-            let Some(adapt) = super::symbol_address(&library, ADAPT_ICD_NAME) else {
+            let Some(adapt) = super::library::symbol_address(&library, ADAPT_ICD_NAME) else {
                 log::warn!(
                     "{ADAPTER}: {} has no {}; ICDs are used as they are",
                     path.display(),
@@ -93,7 +94,7 @@ fn host_driver() -> Option<&'static HostDriverLibrary> {
             };
             // SAFETY: the symbol is `vkgen_host_adapt_icd`, whose type `vkgen_abi::adapter`
             // declares for both sides.
-            let adapt: PFN_vkgen_host_adapt_icd = unsafe { super::as_fn(adapt) };
+            let adapt: PFN_vkgen_host_adapt_icd = unsafe { super::library::as_fn(adapt) };
             log::info!("{ADAPTER}: {}", path.display());
             return Ok(HostDriverLibrary {
                 path: path.clone(),

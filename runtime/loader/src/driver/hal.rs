@@ -16,7 +16,7 @@
 //!
 //! **Where** is `hal_search.rs`'s: the namespaces, module names and dirs `Hal::Open` tries.
 //!
-//! The filesystem root is configurable ([`crate::LoaderConfig::hal_root`], env `VKGEN_HAL_ROOT`)
+//! The filesystem root is configurable ([`super::DriverSettings::hal_root`], env `VKGEN_HAL_ROOT`)
 //! so a Linux host can carry an Android-style tree; on a real device it is `/`.
 
 use std::ffi::{c_void, CStr};
@@ -32,13 +32,8 @@ use vkgen_abi::hal::{
 };
 
 use super::image::{is_code, is_readable, store_word, Image, PF_R, PF_X};
-use super::linker::Linker;
-use super::{open_library, symbol_address};
-
-pub use super::hal_search::{
-    candidates, load, load_with, module_names, namespaces, sphal_dirs, Namespace, HAL_DIR,
-    HAL_SUBNAME_KEY_PROPERTIES, UPDATABLE_DRIVER_ENV,
-};
+use super::library::{open_library, symbol_address};
+use super::linker::interface::Linker;
 
 /// Why a HAL driver could not be used. Every variant names the module path.
 #[derive(Debug, thiserror::Error)]
@@ -486,9 +481,11 @@ fn open_device(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::driver::hal_search::LIB;
-    use crate::testutil::{compile_so, isolated_config, VK_DECLS};
-    use crate::{LoaderConfig, Properties};
+    use crate::driver::hal_search::*;
+    use crate::driver::layout::LIB;
+    use crate::driver::DriverSettings;
+    use crate::properties::Properties;
+    use crate::testutil::{compile_so, isolated_driver, VK_DECLS};
 
     /// A HAL module in C, parameterised by `#define`s so each test can break one thing.
     const HAL_SOURCE: &str = r#"
@@ -602,45 +599,45 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
         (path, marker)
     }
 
-    fn config_for(root: &Path, hardware: &str) -> LoaderConfig {
-        LoaderConfig {
+    fn config_for(root: &Path, hardware: &str) -> DriverSettings {
+        DriverSettings {
             properties: Properties::from_pairs([("ro.hardware.vulkan", hardware)]),
-            ..isolated_config(root)
+            ..isolated_driver(root)
         }
     }
 
     #[test]
     fn candidates_follow_property_order_and_skip_empty_values() {
-        let config = LoaderConfig {
+        let config = DriverSettings {
             properties: Properties::from_pairs([
                 ("ro.hardware.vulkan", ""),
                 ("ro.board.platform", "gs101"),
             ]),
-            ..isolated_config(Path::new("/r"))
+            ..isolated_driver(Path::new("/r"))
         };
         assert_eq!(module_names(&config), ["vulkan.gs101.so"]);
-        let config = LoaderConfig {
+        let config = DriverSettings {
             properties: Properties::from_pairs([
                 ("ro.hardware.vulkan", "mali"),
                 ("ro.board.platform", "../../etc"),
             ]),
-            ..isolated_config(Path::new("/r"))
+            ..isolated_driver(Path::new("/r"))
         };
         assert_eq!(module_names(&config), ["vulkan.mali.so"]);
-        assert!(candidates(&isolated_config(Path::new("/r"))).is_empty());
+        assert!(candidates(&isolated_driver(Path::new("/r"))).is_empty());
     }
 
     /// AOSP's sphal namespace search path, per module name: odm, vendor, vendor/egl, vendor/hw;
     /// an APEX named by `ro.vulkan.apex` first.
     #[test]
     fn sphal_search_order_after_the_apex() {
-        let config = LoaderConfig {
+        let config = DriverSettings {
             properties: Properties::from_pairs([
                 ("ro.hardware.vulkan", "a"),
                 ("ro.board.platform", "b"),
                 ("ro.vulkan.apex", "com.vendor.vulkan"),
             ]),
-            ..isolated_config(Path::new("/r"))
+            ..isolated_driver(Path::new("/r"))
         };
         let got: Vec<String> = candidates(&config)
             .iter()
@@ -668,7 +665,7 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
         let (in_hw, _) = build_hal(root.path(), "u", &[]);
         let updatable = root.path().join("updatable");
         std::fs::create_dir_all(&updatable).unwrap();
-        let config = LoaderConfig {
+        let config = DriverSettings {
             updatable_driver_dir: Some(updatable.clone()),
             ..config_for(root.path(), "u")
         };
@@ -712,12 +709,12 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
         let root = tempfile::tempdir().unwrap();
         let (path, marker) = build_hal(root.path(), "good", &[]);
         // The board platform is only a fallback: ro.hardware.vulkan names the module.
-        let config = LoaderConfig {
+        let config = DriverSettings {
             properties: Properties::from_pairs([
                 ("ro.hardware.vulkan", "good"),
                 ("ro.board.platform", "other"),
             ]),
-            ..isolated_config(root.path())
+            ..isolated_driver(root.path())
         };
         let hal = load(&config).expect("fixture HAL loads");
         assert_eq!(hal.path(), path);
@@ -735,12 +732,12 @@ EXPORT HMI_QUALIFIER hw_module_t HMI = {
     fn falls_back_to_board_platform() {
         let root = tempfile::tempdir().unwrap();
         let (path, _) = build_hal(root.path(), "board", &[]);
-        let config = LoaderConfig {
+        let config = DriverSettings {
             properties: Properties::from_pairs([
                 ("ro.hardware.vulkan", "missing"),
                 ("ro.board.platform", "board"),
             ]),
-            ..isolated_config(root.path())
+            ..isolated_driver(root.path())
         };
         assert_eq!(load(&config).unwrap().path(), path);
     }

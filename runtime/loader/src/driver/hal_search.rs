@@ -19,34 +19,15 @@
 use std::path::PathBuf;
 
 use super::hal::{HalDriver, HalError};
-use super::linker::{Linker, LinkerNamespace, Opened};
+use super::layout::LIB;
+pub use super::layout::{sphal_dirs, HAL_DIR};
+use super::linker::interface::{Linker, LinkerNamespace, Opened};
+use super::settings::DriverSettings;
 use crate::gpu_stats::{self, Api, Driver, GpuStats, StatsCall};
-use crate::{trace, LoaderConfig};
+use crate::trace;
 
 /// Properties naming the driver, in lookup order (`HAL_SUBNAME_KEY_PROPERTIES`).
 pub const HAL_SUBNAME_KEY_PROPERTIES: [&str; 2] = ["ro.hardware.vulkan", "ro.board.platform"];
-
-/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
-#[cfg(target_pointer_width = "64")]
-pub const HAL_DIR: &str = "vendor/lib64/hw";
-/// The vendor HAL dir relative to the root: `lib64` for 64-bit processes, `lib` for 32-bit ones.
-#[cfg(not(target_pointer_width = "64"))]
-pub const HAL_DIR: &str = "vendor/lib/hw";
-
-#[cfg(target_pointer_width = "64")]
-pub(super) const LIB: &str = "lib64";
-#[cfg(not(target_pointer_width = "64"))]
-pub(super) const LIB: &str = "lib";
-
-/// The sphal namespace's search path relative to the root, in order (the last is [`HAL_DIR`]).
-pub fn sphal_dirs() -> [String; 4] {
-    [
-        format!("odm/{LIB}"),
-        format!("vendor/{LIB}"),
-        format!("vendor/{LIB}/egl"),
-        format!("vendor/{LIB}/hw"),
-    ]
-}
 
 /// Host stand-in for `GraphicsEnv::getDriverNamespace()`: the updatable driver's dir.
 pub const UPDATABLE_DRIVER_ENV: &str = "VKGEN_UPDATABLE_DRIVER_DIR";
@@ -65,7 +46,7 @@ pub struct Namespace {
 /// The module file names to try, in order: `vulkan.<ro.hardware.vulkan>.so`, then
 /// `vulkan.<ro.board.platform>.so`. Empty values are skipped, as in Android; values containing
 /// `/` are skipped too, since they would escape the namespace's dirs.
-pub fn module_names(config: &LoaderConfig) -> Vec<String> {
+pub fn module_names(config: &DriverSettings) -> Vec<String> {
     HAL_SUBNAME_KEY_PROPERTIES
         .iter()
         .filter_map(|key| {
@@ -83,7 +64,7 @@ pub fn module_names(config: &LoaderConfig) -> Vec<String> {
 }
 
 /// `Hal::Open`'s namespaces for this configuration, in order (see the module docs).
-pub fn namespaces(config: &LoaderConfig) -> Vec<Namespace> {
+pub fn namespaces(config: &DriverSettings) -> Vec<Namespace> {
     let mut list = Vec::new();
     if let Some(dir) = &config.updatable_driver_dir {
         list.push(Namespace {
@@ -115,7 +96,7 @@ pub fn namespaces(config: &LoaderConfig) -> Vec<Namespace> {
 }
 
 /// The module files to try, in order: per namespace, per module name, per dir.
-pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
+pub fn candidates(config: &DriverSettings) -> Vec<PathBuf> {
     let names = module_names(config);
     namespaces(config)
         .iter()
@@ -128,18 +109,18 @@ pub fn candidates(config: &LoaderConfig) -> Vec<PathBuf> {
 }
 
 /// Finds and opens the HAL driver through the configured linker ([`super::linker`]).
-pub fn load(config: &LoaderConfig) -> Result<HalDriver, HalError> {
-    load_with(config, &*super::linker::for_config(config))
+pub fn load(config: &DriverSettings) -> Result<HalDriver, HalError> {
+    load_with(config, &*super::linker::for_settings(config))
 }
 
 /// `Hal::Open`: the library `find` loads is checked and its device opened; a driver
 /// namespace that yields no usable module is fatal. As AOSP, the whole is the trace section
 /// `Open`, and GraphicsEnv learns whether a driver loaded and how long it took
 /// (`setDriverLoaded`).
-pub fn load_with(config: &LoaderConfig, linker: &dyn Linker) -> Result<HalDriver, HalError> {
+pub fn load_with(config: &DriverSettings, linker: &dyn Linker) -> Result<HalDriver, HalError> {
     let _trace = trace::section("Open");
     let start = std::time::Instant::now();
-    let stats = gpu_stats::for_config(config);
+    let stats = gpu_stats::for_settings(&config.gpu_stats);
     let result = find(config, linker, &*stats).and_then(|found| match found {
         Found::Updatable(opened) => {
             // `LoadUpdatedDriver` is fatal for any non-zero result, a module that is no HAL
@@ -178,7 +159,7 @@ enum Found {
 /// loads is the module, and any problem with it is final (AOSP's `-EINVAL` stops the search
 /// too).
 fn find(
-    config: &LoaderConfig,
+    config: &DriverSettings,
     linker: &dyn Linker,
     stats: &dyn GpuStats,
 ) -> Result<Found, HalError> {

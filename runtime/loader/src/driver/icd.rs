@@ -28,7 +28,7 @@ use vkgen_abi::icd::{
     MIN_PHYS_DEV_EXTENSION_ICD_INTERFACE_VERSION, NEGOTIATE_LOADER_ICD_INTERFACE_VERSION_NAME,
 };
 
-use super::{as_fn, open_library, symbol_address, void_fn_as};
+use super::library::{as_fn, map_library_err, open_library, symbol_address, void_fn_as};
 pub use vkgen_platform::icd_manifest::{IcdManifest, IcdSearchConfig, ManifestError};
 
 /// The oldest ICD interface we accept: version 2 introduced the loader-magic word.
@@ -81,7 +81,7 @@ pub enum IcdError {
 /// It does not log: [`load_all`] logs each skipped ICD with its manifest.
 pub fn map_icd_err(err: &IcdError) -> vk::Result {
     match err {
-        IcdError::Open { source, .. } => super::map_library_err(source),
+        IcdError::Open { source, .. } => map_library_err(source),
         IcdError::Manifest(_)
         | IcdError::LoaderRecursion { .. }
         | IcdError::NoNegotiate { .. }
@@ -223,7 +223,7 @@ impl IcdDriver {
     /// Whether the library is a vkgen driver (it exports the HAL module `HMI` too): such a
     /// driver has `VK_ANDROID_native_buffer` of its own and needs no adapter.
     pub fn is_vkgen_driver(&self) -> bool {
-        super::symbol_address(&self._library, c"HMI").is_some()
+        symbol_address(&self._library, c"HMI").is_some()
     }
 
     /// The negotiated loader–ICD interface version (2..=7).
@@ -664,7 +664,7 @@ GIPA_LINKAGE PFN_vkVoidFunction vk_icdGetInstanceProcAddr(VkInstance i, const ch
             .manifest_path
             .ends_with("10_good.json"));
         // A 1.0 manifest pins the driver to 1.0 even though it reports 1.2.
-        let config = crate::testutil::isolated_config(d);
+        let config = crate::testutil::isolated_driver(d);
         let all = super::super::load_drivers(&config).unwrap();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].api_version(), vk::API_VERSION_1_0);

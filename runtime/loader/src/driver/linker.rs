@@ -20,91 +20,20 @@
 //! other hosts
 //! ([`HostLinker`]) a namespace is a list of dirs on the configured root (the driver namespace is
 //! the `VKGEN_UPDATABLE_DRIVER_DIR` setting, an APEX's is `<root>/apex/<ro.vulkan.apex>/lib64`,
-//! sphal's is [`super::hal_search::sphal_dirs`]) and every open is a plain `dlopen`; tests wrap
+//! sphal's is [`super::layout::sphal_dirs`]) and every open is a plain `dlopen`; tests wrap
 //! it to record the calls.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use libloading::os::unix::Library;
 
-use super::hal_search::{self, LIB};
-use crate::LoaderConfig;
+use super::layout::{sphal_dirs, LIB};
+use super::library::open_library;
+use super::settings::DriverSettings;
 
-/// A linker namespace: AOSP's `android_namespace_t*` (or the app's `NativeLoaderNamespace*`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkerNamespace {
-    /// For logs: "updatable gfx driver", the APEX namespace name, "app".
-    pub name: String,
-    /// The platform's namespace pointer (0 on hosts).
-    pub raw: usize,
-    /// The namespace's search path on hosts (empty on Android, where the linker knows it).
-    pub dirs: Vec<PathBuf>,
-}
-
-/// Why the linker did not load a library; `tried` lists what was looked at, for
-/// [`super::HalError::NotFound`].
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{message}")]
-pub struct LinkError {
-    /// `dlerror()`'s text, or why nothing was tried.
-    pub message: String,
-    /// The files (hosts) or names (Android) that were tried.
-    pub tried: Vec<PathBuf>,
-}
-
-impl LinkError {
-    fn new(message: impl Into<String>, tried: Vec<PathBuf>) -> Self {
-        Self {
-            message: message.into(),
-            tried,
-        }
-    }
-}
-
-impl From<libloading::Error> for LinkError {
-    fn from(e: libloading::Error) -> Self {
-        Self::new(e.to_string(), Vec::new())
-    }
-}
-
-/// A library the linker loaded and where it came from (a file on hosts, a name on Android).
-#[derive(Debug)]
-pub struct Opened {
-    /// The library; dropping it `dlclose`s it.
-    pub library: Library,
-    /// What was loaded, for logs and [`super::HalDriver::path`].
-    pub path: PathBuf,
-}
-
-/// The dynamic-linker calls the loader makes (see the module docs for the AOSP call each stands
-/// for).
-pub trait Linker: Send + Sync + fmt::Debug {
-    /// Whether every platform function the loader calls is there: on Android the
-    /// [`crate::platform_symbols`] table, whose first missing name is the error (AOSP's libvulkan
-    /// links those libraries, so without one it would not load at all). Hosts have none to miss.
-    fn platform_ready(&self) -> Result<(), String> {
-        Ok(())
-    }
-    /// `GraphicsEnv::getDriverNamespace()`: set when this app uses the updatable driver.
-    fn driver_namespace(&self) -> Option<LinkerNamespace>;
-    /// `android_get_exported_namespace(name)`.
-    fn exported_namespace(&self, name: &str) -> Option<LinkerNamespace>;
-    /// `android_dlopen_ext(name, RTLD_NOW | RTLD_LOCAL, {ANDROID_DLEXT_USE_NAMESPACE, ns})`.
-    fn dlopen_ext(&self, name: &str, ns: &LinkerNamespace) -> Result<Opened, LinkError>;
-    /// `android_load_sphal_library(name, RTLD_NOW | RTLD_LOCAL)`.
-    fn load_sphal_library(&self, name: &str) -> Result<Opened, LinkError>;
-    /// `android_unload_sphal_library(handle)`.
-    fn unload_sphal_library(&self, library: Library);
-    /// `GraphicsEnv::getAppNamespace()`.
-    fn app_namespace(&self) -> Option<LinkerNamespace>;
-    /// `OpenNativeLibraryInNamespace(ns, path, &needs_native_bridge, &error)`.
-    fn open_in_app_namespace(&self, ns: &LinkerNamespace, path: &Path)
-        -> Result<Opened, LinkError>;
-    /// `dlopen(path, RTLD_NOW | RTLD_LOCAL)`.
-    fn dlopen(&self, path: &Path) -> Result<Opened, LinkError>;
-}
+pub mod interface;
+pub use interface::{LinkError, Linker, LinkerNamespace, Opened};
 
 /// AOSP's `kSystemLayerLibraryDir`: layers under it are opened with plain `dlopen`.
 const SYSTEM_LAYER_LIBRARY_DIR: &str = "/data/local/debug/vulkan";
@@ -128,9 +57,9 @@ pub fn open_layer(linker: &dyn Linker, root: &Path, path: &Path) -> Result<Libra
     Ok(opened.library)
 }
 
-/// The linker `config` asks for: its test double when it has one, else the platform's.
-pub fn for_config(config: &LoaderConfig) -> Arc<dyn Linker> {
-    if let Some(linker) = &config.linker {
+/// The linker `settings` ask for: their test double when they have one, else the platform's.
+pub fn for_settings(settings: &DriverSettings) -> Arc<dyn Linker> {
+    if let Some(linker) = &settings.linker {
         return Arc::clone(linker);
     }
     #[cfg(target_os = "android")]
@@ -139,7 +68,7 @@ pub fn for_config(config: &LoaderConfig) -> Arc<dyn Linker> {
     }
     #[cfg(not(target_os = "android"))]
     {
-        Arc::new(HostLinker::new(config))
+        Arc::new(HostLinker::new(settings))
     }
 }
 
@@ -154,7 +83,7 @@ pub struct HostLinker {
 
 impl HostLinker {
     /// The namespaces `config` describes.
-    pub fn new(config: &LoaderConfig) -> Self {
+    pub fn new(config: &DriverSettings) -> Self {
         let apex = config
             .properties
             .get("ro.vulkan.apex")
@@ -169,7 +98,7 @@ impl HostLinker {
         Self {
             driver_dir: config.updatable_driver_dir.clone(),
             apex,
-            sphal: hal_search::sphal_dirs()
+            sphal: sphal_dirs()
                 .iter()
                 .map(|d| config.hal_root.join(d))
                 .collect(),
@@ -187,7 +116,7 @@ impl HostLinker {
                 tried.push(path);
                 continue;
             }
-            match super::open_library(&path) {
+            match open_library(&path) {
                 Ok(library) => return Ok(Opened { library, path }),
                 Err(e) => {
                     log::warn!("{}: dlopen failed: {e}", path.display());
@@ -259,7 +188,7 @@ impl Linker for HostLinker {
                 tried: vec![path.to_path_buf()],
             })?
         } else {
-            super::open_library(path).map_err(|e| LinkError {
+            open_library(path).map_err(|e| LinkError {
                 message: e.to_string(),
                 tried: vec![path.to_path_buf()],
             })?
@@ -289,7 +218,7 @@ pub struct RecordingLinker {
 
 impl RecordingLinker {
     /// Records the calls a [`HostLinker`] for `config` would get.
-    pub fn new(config: &LoaderConfig) -> Self {
+    pub fn new(config: &DriverSettings) -> Self {
         Self {
             inner: HostLinker::new(config),
             calls: std::sync::Mutex::new(Vec::new()),

@@ -13,29 +13,30 @@
 //! * A HAL module whose device fails to open is fatal: Android fails `vkCreateInstance` with
 //!   `VK_ERROR_INITIALIZATION_FAILED`, and [`load_drivers`] returns the error.
 //!
-//! The small `dlopen`/`dlsym` helpers shared with layer discovery live here too.
+//! The small `dlopen`/`dlsym` helpers shared with layer discovery are in `library`.
 
-/// `0` turns the native-buffer adapter for ICDs off (`LoaderConfig::without_adapter`).
+/// `0` turns the native-buffer adapter for ICDs off ([`DriverSettings::without_adapter`]).
 pub const ADAPTER_ENV: &str = "VKGEN_ICD_ADAPTER";
 
 #[cfg(all(feature = "desktop", not(target_os = "android")))]
 pub mod adapter;
 pub mod hal;
-mod hal_search;
+pub mod hal_search;
 pub mod icd;
 mod image;
+pub mod layout;
+pub(crate) mod library;
 pub mod linker;
+mod settings;
 
-use std::ffi::{c_void, CStr};
-use std::path::Path;
-use std::ptr::NonNull;
+use std::ffi::CStr;
 
 use ash::vk;
-use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 
-use crate::LoaderConfig;
 pub use hal::{HalDriver, HalError};
 pub use icd::{IcdDriver, IcdError, IcdManifest, ManifestError};
+pub(crate) use library::{as_fn, open_library, symbol_address, void_fn_as};
+pub use settings::DriverSettings;
 
 /// Where a driver came from, and its kind-specific entry points.
 #[derive(Debug)]
@@ -211,10 +212,10 @@ unsafe fn query_instance_version(
 ///
 /// `Ok(vec![])` means "no driver": the loader then behaves like Android's stub HAL (instances
 /// work, zero physical devices).
-pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
-    match hal::load(config) {
+pub fn load_drivers(config: &DriverSettings) -> Result<Vec<Driver>, DriverError> {
+    match hal_search::load(config) {
         Ok(hal) => return Ok(vec![Driver::new(DriverSource::Hal(hal))]),
-        // `hal::load` already logged the rejection reason with the module path.
+        // `hal_search::load` already logged the rejection reason with the module path.
         Err(e) if e.is_fatal() => {
             log::error!(
                 "HAL driver unusable: instance creation will fail with {:?}",
@@ -253,71 +254,15 @@ pub fn load_drivers(config: &LoaderConfig) -> Result<Vec<Driver>, DriverError> {
     }
 }
 
-/// `dlopen(path, RTLD_NOW | RTLD_LOCAL)`: resolve everything up front so a broken library fails
-/// here, not in the middle of a Vulkan call, and keep its symbols out of the global namespace so
-/// drivers and layers cannot interpose on each other (or on us).
-pub(crate) fn open_library(path: &Path) -> Result<Library, libloading::Error> {
-    // SAFETY: loading a library runs its initialisers; that is the point of loading a driver or
-    // layer, and which files are eligible is decided by the caller's search rules.
-    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
-}
-
-/// The library-loading error mapper (wgpu-hal's `map_*_err`): a driver library that
-/// [`open_library`] could not load (a missing file or dependency, the wrong architecture, a
-/// symbol `RTLD_NOW` cannot resolve, a failing initialiser) as a `VkResult`: always
-/// `VK_ERROR_INCOMPATIBLE_DRIVER`, a driver the loader does not have. (A layer library that does
-/// not load is a layer that is not there: [`crate::layers::LayerError`] says
-/// `VK_ERROR_LAYER_NOT_PRESENT`.) It does not log: the caller names the library.
-pub(crate) fn map_library_err(_err: &libloading::Error) -> vk::Result {
-    vk::Result::ERROR_INCOMPATIBLE_DRIVER
-}
-
-/// The address a symbol resolves to, or `None` when it is absent or resolves to null (a weak
-/// undefined symbol), so callers never turn a null into a function pointer.
-pub(crate) fn symbol_address(library: &Library, name: &CStr) -> Option<NonNull<c_void>> {
-    // SAFETY: asking for the symbol as a raw pointer makes no claim about its type.
-    let symbol = unsafe { library.get::<*mut c_void>(name.to_bytes_with_nul()) }.ok()?;
-    NonNull::new(*symbol)
-}
-
-/// Reinterprets a resolved symbol (or a `PFN_vkVoidFunction`) as the function type `F`.
-///
-/// # Safety
-/// The symbol must really be a function of type `F`.
-pub(crate) unsafe fn as_fn<F: Copy>(address: NonNull<c_void>) -> F {
-    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
-    // SAFETY: sizes match (checked above); the caller vouches for the type.
-    unsafe { std::mem::transmute_copy(&address.as_ptr()) }
-}
-
-/// [`as_fn`] for a `PFN_vkVoidFunction` returned by a proc-addr lookup.
-///
-/// # Safety
-/// As [`as_fn`].
-pub(crate) unsafe fn void_fn_as<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
-    let address = NonNull::new(f? as *mut c_void)?;
-    // SAFETY: `address` is non-null (checked above) and the caller guarantees `F` is the function
-    // pointer type of what the lookup returned, which is `as_fn`'s requirement.
-    Some(unsafe { as_fn(address) })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::isolated_config;
+    use crate::testutil::isolated_driver;
 
     #[test]
     fn no_driver_is_an_empty_set_not_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let drivers = load_drivers(&isolated_config(dir.path())).expect("no driver is fine");
+        let drivers = load_drivers(&isolated_driver(dir.path())).expect("no driver is fine");
         assert!(drivers.is_empty());
-    }
-
-    #[test]
-    fn missing_symbols_are_none() {
-        // libc is always loaded; `dlopen` of it by soname gives us a handle to probe.
-        let libc = open_library(Path::new("libc.so.6")).expect("libc");
-        assert!(symbol_address(&libc, c"getpid").is_some());
-        assert!(symbol_address(&libc, c"definitely_not_a_symbol_vkgen").is_none());
     }
 }

@@ -1,4 +1,4 @@
-//! [`super::GpuStats`] on Android: `android::GraphicsEnv`'s members in libgraphicsenv, looked up
+//! [`super::calls::GpuStats`] on Android: `android::GraphicsEnv`'s members in libgraphicsenv, looked up
 //! by their Itanium-mangled names (as the linker's `getDriverNamespace`) and called on
 //! `GraphicsEnv::getInstance()`: `this` first, each `GpuStatsInfo` enum as an `int`.
 //! The members are rows of [`crate::platform_symbols`]'s table; without them nothing is
@@ -6,7 +6,7 @@
 
 use std::ffi::{c_char, c_int, c_void, CString};
 
-use super::{GpuStats, StatsCall};
+use super::calls::{GpuStats, StatsCall};
 use crate::platform_symbols::platform;
 
 /// C strings for `names` (a name with a NUL inside is cut there, as C would read it).

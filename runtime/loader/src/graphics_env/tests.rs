@@ -5,14 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{GraphicsEnv, HostGraphicsEnv, RecordingGraphicsEnv};
+use crate::config::LoaderConfig;
 use crate::driver::linker::RecordingLinker;
 use crate::layers::apk_tests::write_apk;
 use crate::layers::discovery::tests::{build_layer, Fixture};
 use crate::layers::discovery::DEBUG_LAYER_DIR;
 use crate::layers::gpu_debug::ABI;
 use crate::layers::{search_dirs, AppIdentity, FrameworkSetup, LayerRegistry};
+use crate::properties::Properties;
 use crate::testutil::isolated_config;
-use crate::{LoaderConfig, Properties};
 
 const GAME: &str = "com.example.game";
 const LAYERS_APP: &str = "com.example.layers";
@@ -72,14 +73,14 @@ fn layer_dirs_are_graphics_envs_in_aosp_order() {
     // The debug dir, the layer app's dirs (its APK's included), then the app's own.
     let mut expected = vec![r.join(DEBUG_LAYER_DIR)];
     expected.extend(layer_paths.split(':').map(PathBuf::from));
-    assert_eq!(search_dirs(&config), expected);
+    assert_eq!(search_dirs(&config.layer_settings()), expected);
     assert_eq!(config.gpu_debug.layers, [c"VK_LAYER_A"]);
 
     // A release app on a user build: no debug dir, no settings, its own dirs only.
     let env = RecordingGraphicsEnv::new(HostGraphicsEnv::new(&setup(r, false)));
     let config = config_through(r, &env);
     assert_eq!(
-        search_dirs(&config),
+        search_dirs(&config.layer_settings()),
         [
             app(GAME).join("lib"),
             PathBuf::from(format!(
@@ -118,9 +119,9 @@ fn apk_layers_open_in_the_app_namespace() {
     std::fs::remove_file(&lib).unwrap();
     let env = HostGraphicsEnv::new(&setup(r, false));
     let mut config = config_through(r, &env);
-    let linker = Arc::new(RecordingLinker::new(&config));
+    let linker = Arc::new(RecordingLinker::new(&config.driver_settings()));
     config.linker = Some(linker.clone());
-    let registry = LayerRegistry::discover(&config);
+    let registry = LayerRegistry::discover(&config.layer_settings());
     assert!(registry.find(c"VK_LAYER_test_in_apk").is_some());
     assert_eq!(
         linker.take(),
@@ -159,7 +160,7 @@ fn the_layer_apps_dirs_are_searched_first() {
         );
     }
     let config = config_through(r, &HostGraphicsEnv::new(&setup(r, true)));
-    let registry = LayerRegistry::discover(&config);
+    let registry = LayerRegistry::discover(&config.layer_settings());
     assert!(registry.find(c"VK_LAYER_A").is_some());
     assert!(registry.find(c"VK_LAYER_game_copy").is_none());
 }

@@ -26,9 +26,14 @@ use std::collections::HashSet;
 use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
+use super::error::LayerError;
 use super::filters::LayerFilters;
-use super::{HostLayer, Layer, LayerEnv, LayerError, LayerRegistry};
-use crate::{LoaderConfig, Properties};
+use super::gpu_debug::GpuDebug;
+use super::host::HostLayer;
+use super::library::Layer;
+use super::manifest::LayerEnv;
+use super::registry::LayerRegistry;
+use crate::properties::Properties;
 
 /// `PROPERTY_VALUE_MAX`: `debug.vulkan.layers` priorities start at its negation.
 const PROPERTY_VALUE_MAX: i64 = 92;
@@ -78,13 +83,13 @@ pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
 /// `properties`' (the current `debug.vulkan.*` values), then `VK_INSTANCE_LAYERS` (Linux hosts),
 /// then the app's; only the app's names already named before are dropped (`ordered_names`).
 pub fn requested_layer_names(
-    config: &LoaderConfig,
+    gpu_debug: &GpuDebug,
     properties: &Properties,
     app_layers: &[&CStr],
 ) -> Vec<CString> {
     let env = LayerEnv::current();
     ordered_names(
-        config,
+        gpu_debug,
         properties,
         &env.instance_layers,
         &[],
@@ -97,17 +102,17 @@ pub fn requested_layer_names(
 /// right after Android's implicit layers, the explicit ones `VK_LOADER_LAYERS_ENABLE` names
 /// right after `VK_INSTANCE_LAYERS` (the Khronos loader's order: implicit, environment, app).
 fn ordered_names(
-    config: &LoaderConfig,
+    gpu_debug: &GpuDebug,
     properties: &Properties,
     instance_layers: &[CString],
     host_implicit: &[CString],
     host_enabled: &[CString],
     app_layers: &[&CStr],
 ) -> Vec<CString> {
-    let implicit = if config.gpu_debug.layers.is_empty() {
+    let implicit = if gpu_debug.layers.is_empty() {
         property_layer_names(properties)
     } else {
-        config.gpu_debug.layers.clone()
+        gpu_debug.layers.clone()
     };
     // AOSP's `OverrideLayerNames::Parse`: the implicit list as it is (repeats included), then
     // the app's names except those already implicit (the app's own repeats stay). The Linux
@@ -187,7 +192,7 @@ fn resolve(
 /// and Mesa's `VK_LAYER_MESA_device_select` crashes in `vkEnumeratePhysicalDevices` there.
 pub fn activate(
     registry: &LayerRegistry,
-    config: &LoaderConfig,
+    gpu_debug: &GpuDebug,
     properties: &Properties,
     app_layers: &[&CStr],
     no_drivers: bool,
@@ -195,7 +200,7 @@ pub fn activate(
     // Read now, as the Khronos loader does: a process may change them between instances.
     activate_with(
         registry,
-        config,
+        gpu_debug,
         properties,
         app_layers,
         no_drivers,
@@ -206,7 +211,7 @@ pub fn activate(
 /// [`activate`] with the environment's layer variables given.
 fn activate_with(
     registry: &LayerRegistry,
-    config: &LoaderConfig,
+    gpu_debug: &GpuDebug,
     properties: &Properties,
     app_layers: &[&CStr],
     no_drivers: bool,
@@ -218,7 +223,7 @@ fn activate_with(
         host_implicit.clear();
     }
     let names = ordered_names(
-        config,
+        gpu_debug,
         properties,
         &env.instance_layers,
         &host_implicit,
@@ -267,7 +272,8 @@ fn activate_with(
 mod tests {
     use super::*;
     use crate::layers::discovery::tests::{build_layer, Fixture};
-    use crate::testutil::isolated_config;
+    use crate::layers::{GpuDebug, LayerSettings};
+    use crate::testutil::isolated_layers;
     use ash::vk;
     use std::path::Path;
 
@@ -329,8 +335,8 @@ mod tests {
     #[test]
     fn debug_vulkan_layers_apply_on_any_build_and_app_names_follow() {
         let props = Properties::from_pairs([("debug.vulkan.layers", "P1:P2")]);
-        let release = isolated_config(Path::new("/"));
-        assert!(!release.debuggable);
+        // No GPU debug layers; activation reads no build flag.
+        let release = GpuDebug::default();
         // The app's names that are implicit are dropped; its own repeats stay (AOSP).
         let app = [c"X", c"P2", c"X", c"Y"];
         assert_eq!(
@@ -344,14 +350,11 @@ mod tests {
     #[test]
     fn gpu_debug_layers_setting_takes_priority_over_properties() {
         let props = Properties::from_pairs([("debug.vulkan.layers", "P1")]);
-        let config = LoaderConfig {
-            gpu_debug: crate::layers::GpuDebug {
-                layers: vec![c"S1".to_owned(), c"S2".to_owned(), c"S1".to_owned()],
-            },
-            ..isolated_config(Path::new("/"))
+        let gpu_debug = GpuDebug {
+            layers: vec![c"S1".to_owned(), c"S2".to_owned(), c"S1".to_owned()],
         };
         assert_eq!(
-            strings(&requested_layer_names(&config, &props, &[c"A", c"S2"])),
+            strings(&requested_layer_names(&gpu_debug, &props, &[c"A", c"S2"])),
             ["S1", "S2", "S1", "A"]
         );
     }
@@ -368,21 +371,21 @@ mod tests {
                 ..Fixture::default()
             },
         );
-        let config = LoaderConfig {
+        let settings = LayerSettings {
             app_layer_path: vec![dir.path().to_path_buf()],
             debuggable: true,
-            properties: Properties::from_pairs([
-                ("debug.vulkan.layer.1", "VK_LAYER_c"),
-                ("debug.vulkan.layers", "VK_LAYER_b"),
-            ]),
-            ..isolated_config(Path::new("/nonexistent-root"))
+            ..isolated_layers(Path::new("/nonexistent-root"))
         };
-        let registry = LayerRegistry::discover(&config);
+        let registry = LayerRegistry::discover(&settings);
         assert_eq!(registry.len(), 4);
-        let props = config.properties.clone();
+        let props = Properties::from_pairs([
+            ("debug.vulkan.layer.1", "VK_LAYER_c"),
+            ("debug.vulkan.layers", "VK_LAYER_b"),
+        ]);
+        let none = GpuDebug::default();
         let active = activate(
             &registry,
-            &config,
+            &none,
             &props,
             &[c"VK_LAYER_a", c"VK_LAYER_c"],
             false,
@@ -391,7 +394,7 @@ mod tests {
         let names: Vec<&CStr> = active.iter().map(|l| l.name()).collect();
         assert_eq!(names, [c"VK_LAYER_b", c"VK_LAYER_c", c"VK_LAYER_a"]);
 
-        let e = activate(&registry, &config, &props, &[c"VK_LAYER_missing"], false).unwrap_err();
+        let e = activate(&registry, &none, &props, &[c"VK_LAYER_missing"], false).unwrap_err();
         assert!(matches!(&e, LayerError::NotPresent { name } if name == "VK_LAYER_missing"));
         assert_eq!(
             crate::layers::map_layer_err(&e),
@@ -400,21 +403,17 @@ mod tests {
 
         let lib_path = dir.path().join("libVkLayer_four.so");
         let by_path = CString::new(lib_path.to_str().unwrap()).unwrap();
-        let e = activate(&registry, &config, &props, &[by_path.as_c_str()], false).unwrap_err();
+        let e = activate(&registry, &none, &props, &[by_path.as_c_str()], false).unwrap_err();
         assert!(matches!(e, LayerError::PathInName { .. }), "{e}");
         assert_eq!(
             crate::layers::map_layer_err(&e),
             vk::Result::ERROR_LAYER_NOT_PRESENT
         );
 
-        // A property naming an absent layer fails too, on any build.
+        // A property naming an absent layer fails too, on any build (activation reads no
+        // build flag).
         let bad_prop = Properties::from_pairs([("debug.vulkan.layer.0", "VK_LAYER_gone")]);
-        assert!(activate(&registry, &config, &bad_prop, &[], false).is_err());
-        let release = LoaderConfig {
-            debuggable: false,
-            ..config.clone()
-        };
-        assert!(activate(&registry, &release, &bad_prop, &[], false).is_err());
+        assert!(activate(&registry, &none, &bad_prop, &[], false).is_err());
     }
 
     /// Issue 36: a layer only the environment names (`VK_INSTANCE_LAYERS`) that is absent or
@@ -431,12 +430,13 @@ mod tests {
                 ..Fixture::default()
             },
         );
-        let config = LoaderConfig {
+        let settings = LayerSettings {
             app_layer_path: vec![dir.path().to_path_buf()],
-            ..isolated_config(Path::new("/nonexistent-root"))
+            ..isolated_layers(Path::new("/nonexistent-root"))
         };
-        let registry = LayerRegistry::discover(&config);
+        let registry = LayerRegistry::discover(&settings);
         let props = Properties::empty();
+        let none = GpuDebug::default();
         let env = LayerEnv {
             instance_layers: vec![
                 c"VK_LAYER_missing".to_owned(),
@@ -445,7 +445,7 @@ mod tests {
             ],
             ..LayerEnv::default()
         };
-        let active = activate_with(&registry, &config, &props, &[], false, &env).unwrap();
+        let active = activate_with(&registry, &none, &props, &[], false, &env).unwrap();
         let names: Vec<&CStr> = active.iter().map(|l| l.name()).collect();
         assert_eq!(
             names,
@@ -454,7 +454,7 @@ mod tests {
         );
         let e = activate_with(
             &registry,
-            &config,
+            &none,
             &props,
             &[c"VK_LAYER_missing"],
             false,
@@ -476,7 +476,7 @@ mod tests {
             .map(|i| CString::new(format!("VK_LAYER_{i}")).unwrap())
             .collect();
         let app: Vec<&CStr> = app.iter().map(CString::as_c_str).collect();
-        let release = isolated_config(Path::new("/"));
+        let release = GpuDebug::default();
         let t = std::time::Instant::now();
         let names = requested_layer_names(&release, &props, &app);
         assert_eq!(names.len(), 100_000 + 75_000);

@@ -26,27 +26,19 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::ptr;
 use std::sync::Arc;
 
-use ash::vk;
-use libloading::os::unix::Library;
-
-pub use super::entry_points::Negotiation;
-use super::entry_points::{typed, typed_with_suffix, EntryPoints};
-use super::{Layer, LayerError, LayerLibrary, LayerRegistry};
+use super::error::LayerError;
+use super::library::{layers_of_library, Layer, Reopen};
+use super::registry::LayerRegistry;
+use super::settings::LayerSettings;
 use crate::driver::linker::{self, Linker};
-use crate::driver::open_library;
-use crate::LoaderConfig;
 
 /// The debug layer dir relative to the root.
 pub const DEBUG_LAYER_DIR: &str = "data/local/debug/vulkan";
 
-/// Enumeration counts above this are treated as corruption, not allocated.
-const MAX_ENUMERATION_COUNT: u32 = 4096;
-
 /// The dirs searched for layer libraries, in priority order.
-pub fn search_dirs(config: &LoaderConfig) -> Vec<PathBuf> {
+pub fn search_dirs(config: &LayerSettings) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if config.debuggable {
         dirs.push(config.hal_root.join(DEBUG_LAYER_DIR));
@@ -61,7 +53,7 @@ fn is_layer_file_name(name: &str) -> bool {
 
 /// The layer library files to try, in order (a file name may repeat: a later copy is tried
 /// when the earlier ones did not load).
-pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
+pub fn layer_files(config: &LayerSettings) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in search_dirs(config) {
         // `<apk>!/lib/<abi>`: AOSP's `ForEachFileInZip` (stored, page-aligned entries).
@@ -101,9 +93,9 @@ pub fn layer_files(config: &LoaderConfig) -> Vec<PathBuf> {
 
 impl LayerRegistry {
     /// Discovers every layer the config allows. Rejected libraries and layers are logged.
-    pub fn discover(config: &LoaderConfig) -> Self {
+    pub fn discover(config: &LayerSettings) -> Self {
         let mut layers: Vec<Arc<Layer>> = Vec::new();
-        let linker = linker::for_config(config);
+        let linker = Arc::clone(&config.linker);
         // File names of the libraries that loaded (AOSP's `g_layer_libraries`).
         let mut loaded: HashSet<std::ffi::OsString> = HashSet::new();
         for path in layer_files(config) {
@@ -135,90 +127,11 @@ impl LayerRegistry {
     }
 }
 
-/// The Vulkan two-call idiom, retried while the answer is `VK_INCOMPLETE` (the count changed in
-/// between), with counts bounded so a broken library cannot make us allocate gigabytes.
-fn enumerate<T: Copy + Default>(
-    path: &Path,
-    what: &str,
-    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
-) -> Result<Vec<T>, LayerError> {
-    let fail = |result| LayerError::Enumeration {
-        path: path.to_path_buf(),
-        what: what.to_owned(),
-        result,
-    };
-    for _ in 0..4 {
-        let mut count = 0u32;
-        let result = call(&mut count, ptr::null_mut());
-        if result != vk::Result::SUCCESS {
-            return Err(fail(result));
-        }
-        if count > MAX_ENUMERATION_COUNT {
-            return Err(LayerError::TooMany {
-                path: path.to_path_buf(),
-                what: what.to_owned(),
-                count,
-            });
-        }
-        let mut items = vec![T::default(); count as usize];
-        let mut written = count;
-        match call(&mut written, items.as_mut_ptr()) {
-            vk::Result::SUCCESS => {
-                items.truncate(written.min(count) as usize);
-                return Ok(items);
-            }
-            vk::Result::INCOMPLETE => continue,
-            other => return Err(fail(other)),
-        }
-    }
-    Err(fail(vk::Result::INCOMPLETE))
-}
-
-/// `memcmp` of two `VkLayerProperties`, as Android decides "global".
-fn same_properties(a: &vk::LayerProperties, b: &vk::LayerProperties) -> bool {
-    let size = std::mem::size_of::<vk::LayerProperties>();
-    // SAFETY: both are live, fully initialised values of a padding-free plain-data struct
-    // (char[256], u32, u32, char[256]), so viewing them as bytes is defined.
-    let (a, b) = unsafe {
-        (
-            std::slice::from_raw_parts(ptr::from_ref(a).cast::<u8>(), size),
-            std::slice::from_raw_parts(ptr::from_ref(b).cast::<u8>(), size),
-        )
-    };
-    a == b
-}
-
-/// How a closed layer's library is opened again when an instance activates it: the way
-/// discovery opened it (the same linker namespace, or the APK entry), since on Android a
-/// library of the app's namespace cannot be reached by a plain `dlopen` of its path.
-pub(crate) type Reopen = Arc<dyn Fn(&Path) -> Result<Library, LayerError> + Send + Sync>;
-
-/// Opens a layer library at `path` with `dlopen`, or an `apk!/` entry from its zip.
-fn open_plain(path: &Path) -> Result<Library, LayerError> {
-    if crate::apk::split(path).is_some() {
-        crate::apk::open(path).map_err(|reason| LayerError::ApkOpen {
-            path: path.to_path_buf(),
-            reason,
-        })
-    } else {
-        open_library(path).map_err(|source| LayerError::Open {
-            path: path.to_path_buf(),
-            source: source.into(),
-        })
-    }
-}
-
-/// Opens one layer library with `dlopen` (an `apk!/` path from its zip) and returns the layers
-/// it provides.
-pub fn load_layer_library(path: &Path) -> Result<Vec<Layer>, LayerError> {
-    layers_of_library(path, open_plain(path)?, None, Negotiation::PLATFORM, false)
-}
-
 /// Opens one layer library as AOSP's `LayerLibrary::Open` does (the app's namespace, an
 /// `apk!/` entry included, or `dlopen` for `/data/local/debug/vulkan`) and returns the
 /// layers it provides, each able to reopen its library the same way.
 fn open_layer_library(
-    config: &LoaderConfig,
+    config: &LayerSettings,
     linker: &Arc<dyn Linker>,
     path: &Path,
 ) -> Result<Vec<Layer>, LayerError> {
@@ -230,169 +143,7 @@ fn open_layer_library(
         })
     });
     let library = reopen(path)?;
-    layers_of_library(path, library, Some(reopen), config.layer_negotiation, true)
-}
-
-/// The layers an opened layer library provides; `reopen` is kept for when they are closed.
-/// `listing` (discovery, AOSP's `EnumerateLayers`) keeps a layer without a GIPA, as AOSP lists it;
-/// otherwise (opening it to chain, AOSP's `GetGetInstanceProcAddr`) it is left out, so that
-/// [`Layer::open`] refuses it with `VK_ERROR_LAYER_NOT_PRESENT` as `LayerChain::LoadLayer` does.
-pub(crate) fn layers_of_library(
-    path: &Path,
-    library: Library,
-    reopen: Option<Reopen>,
-    negotiation: Negotiation,
-    listing: bool,
-) -> Result<Vec<Layer>, LayerError> {
-    // Every early return below drops `library` (dlclose).
-    let entry = EntryPoints::find(path, &library, negotiation)?;
-    let enumerate_instance_layers = entry.enumerate_instance_layers;
-    let instance_layers: Vec<vk::LayerProperties> =
-        enumerate(path, "vkEnumerateInstanceLayerProperties", |c, p| {
-            // SAFETY: `enumerate` passes a valid count pointer and a null or `*c`-sized array.
-            unsafe { enumerate_instance_layers(c, p) }
-        })?;
-    if instance_layers.is_empty() {
-        return Err(LayerError::NoLayers {
-            path: path.to_path_buf(),
-        });
-    }
-    let device_layers: Vec<vk::LayerProperties> = match entry.enumerate_device_layers {
-        Some(f) => enumerate(path, "vkEnumerateDeviceLayerProperties", |c, p| {
-            // SAFETY: `enumerate` passes a valid count pointer and a null or `*c`-sized array; a
-            // null physical device asks for the library's device layers.
-            unsafe { f(vk::PhysicalDevice::null(), c, p) }
-        })?,
-        None => Vec::new(),
-    };
-
-    let shared = Arc::new(LayerLibrary {
-        path: path.to_path_buf(),
-        interface_version: entry.negotiated.map(|n| n.loader_layer_interface_version),
-        _library: Some(library),
-        reopen,
-        negotiation,
-    });
-    let mut layers = Vec::with_capacity(instance_layers.len());
-    for properties in instance_layers {
-        if let Some(layer) = layer_of(&shared, &entry, properties, &device_layers, listing)? {
-            layers.push(layer);
-        }
-    }
-    Ok(layers)
-}
-
-/// The layer `properties` names in `library`: its instance extensions, whether it is global
-/// (then its device extensions) and its GIPA/GDPA. A layer without a usable GIPA is `None`
-/// (logged) unless `listing`, when it is listed with [`refused_gipa`]; an error rejects the
-/// whole library.
-fn layer_of(
-    library: &Arc<LayerLibrary>,
-    entry: &EntryPoints,
-    properties: vk::LayerProperties,
-    device_layers: &[vk::LayerProperties],
-    listing: bool,
-) -> Result<Option<Layer>, LayerError> {
-    let path = library.path.as_path();
-    let Ok(name) = properties.layer_name_as_c_str() else {
-        return Err(LayerError::BadLayerName {
-            path: path.to_path_buf(),
-        });
-    };
-    let name_str = name.to_string_lossy();
-    let enumerate_instance_extensions = entry.enumerate_instance_extensions;
-    let instance_extensions = enumerate(
-        path,
-        &format!("vkEnumerateInstanceExtensionProperties({name_str})"),
-        |c, p| {
-            // SAFETY: a NUL-terminated layer name plus `enumerate`'s valid pointers.
-            unsafe { enumerate_instance_extensions(name.as_ptr(), c, p) }
-        },
-    )?;
-
-    let negotiated_procs = entry.negotiated_procs();
-    let Some(lib) = library._library.as_ref() else {
-        return Ok(None);
-    };
-    // Per-layer export first (Android), then what negotiation returned, then the library-wide
-    // export (Android's fallback).
-    // SAFETY: `<layer>GetInstanceProcAddr` and `vkGetInstanceProcAddr` both have
-    // vkGetInstanceProcAddr's signature.
-    let gipa: Option<vk::PFN_vkGetInstanceProcAddr> =
-        unsafe { typed_with_suffix(lib, name, "GetInstanceProcAddr") }
-            .or(negotiated_procs.and_then(|n| n.pfn_get_instance_proc_addr))
-            // SAFETY: the library-wide `vkGetInstanceProcAddr` export has
-            // vkGetInstanceProcAddr's signature.
-            .or_else(|| unsafe { typed(lib, c"vkGetInstanceProcAddr") });
-    let gipa = match gipa {
-        Some(gipa) => gipa,
-        None if listing => {
-            log::warn!(
-                "layer {name_str} in {} has no vkGetInstanceProcAddr: listed, refused at activation",
-                path.display()
-            );
-            refused_gipa
-        }
-        None => {
-            let e = LayerError::NoGetInstanceProcAddr {
-                path: path.to_path_buf(),
-                layer: name_str.into_owned(),
-            };
-            log::warn!("rejected {e}");
-            return Ok(None);
-        }
-    };
-    // SAFETY: `<layer>GetDeviceProcAddr` and `vkGetDeviceProcAddr` both have
-    // vkGetDeviceProcAddr's signature.
-    let gdpa: Option<vk::PFN_vkGetDeviceProcAddr> =
-        unsafe { typed_with_suffix(lib, name, "GetDeviceProcAddr") }
-            .or(negotiated_procs.and_then(|n| n.pfn_get_device_proc_addr))
-            // SAFETY: the library-wide `vkGetDeviceProcAddr` export has vkGetDeviceProcAddr's
-            // signature.
-            .or_else(|| unsafe { typed(lib, c"vkGetDeviceProcAddr") });
-
-    let mut is_global = device_layers
-        .iter()
-        .any(|d| same_properties(d, &properties));
-    if is_global && gdpa.is_none() {
-        log::warn!(
-            "layer {name_str} in {}: listed as a device layer but has no GetDeviceProcAddr; instance-only",
-            path.display()
-        );
-        is_global = false;
-    }
-    let device_extensions = match (is_global, entry.enumerate_device_extensions) {
-        (true, Some(f)) => enumerate(
-            path,
-            &format!("vkEnumerateDeviceExtensionProperties({name_str})"),
-            |c, p| {
-                // SAFETY: null physical device plus a valid layer name, as Android calls it.
-                unsafe { f(vk::PhysicalDevice::null(), name.as_ptr(), c, p) }
-            },
-        )?,
-        _ => Vec::new(),
-    };
-    Ok(Some(Layer {
-        properties,
-        instance_extensions,
-        device_extensions,
-        is_global,
-        get_instance_proc_addr: gipa,
-        get_device_proc_addr: gdpa,
-        get_physical_device_proc_addr: negotiated_procs
-            .and_then(|n| n.pfn_get_physical_device_proc_addr),
-        library: Arc::clone(library),
-        host_implicit: false,
-    }))
-}
-
-/// The GIPA of a listed layer that has none. Never called: a listed layer is reopened before it
-/// is chained ([`Layer::open`]), and the reopened library leaves it out; answers null anyway.
-unsafe extern "system" fn refused_gipa(
-    _instance: vk::Instance,
-    _name: *const std::ffi::c_char,
-) -> vk::PFN_vkVoidFunction {
-    None
+    layers_of_library(path, library, Some(reopen), config.negotiation, true)
 }
 
 #[cfg(test)]
@@ -400,9 +151,12 @@ pub(crate) mod tests {
     use std::ffi::CStr;
 
     use super::*;
+    use crate::driver::open_library;
     use crate::driver::symbol_address;
-    use crate::testutil::{compile_so, isolated_config, VK_DECLS};
-    use crate::Properties;
+    use crate::layers::library::load_layer_library;
+    use crate::layers::{LayerSettings, Negotiation};
+    use crate::testutil::{compile_so, isolated_layers, VK_DECLS};
+    use ash::vk;
 
     const VALIDATION_LAYER: &str = "/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so";
 
@@ -533,10 +287,10 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         compile_so(dir, file, &src)
     }
 
-    pub(crate) fn app_config(dirs: &[&Path]) -> LoaderConfig {
-        LoaderConfig {
+    pub(crate) fn app_config(dirs: &[&Path]) -> LayerSettings {
+        LayerSettings {
             app_layer_path: dirs.iter().map(|d| d.to_path_buf()).collect(),
-            ..isolated_config(Path::new("/nonexistent-root"))
+            ..isolated_layers(Path::new("/nonexistent-root"))
         }
     }
 
@@ -662,8 +416,8 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
             "libVkLayer_neg.so",
             &fixture(Some(&["VK_LAYER_test_neg"])),
         );
-        let aosp = LoaderConfig {
-            layer_negotiation: Negotiation::Never,
+        let aosp = LayerSettings {
+            negotiation: Negotiation::Never,
             ..app_config(&[dir.path()])
         };
         let registry = LayerRegistry::discover(&aosp);
@@ -695,8 +449,8 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         // Without device exports it is instance-only under AOSP's rule.
         let dir = tempfile::tempdir().unwrap();
         build_layer(dir.path(), "libVkLayer_neg.so", &fixture(None));
-        let aosp = LoaderConfig {
-            layer_negotiation: Negotiation::Never,
+        let aosp = LayerSettings {
+            negotiation: Negotiation::Never,
             ..app_config(&[dir.path()])
         };
         let registry = LayerRegistry::discover(&aosp);
@@ -897,15 +651,14 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
                 ..Fixture::default()
             },
         );
-        let release = LoaderConfig {
+        let release = LayerSettings {
             app_layer_path: vec![app.path().to_path_buf()],
-            properties: Properties::from_pairs([("ro.debuggable", "0")]),
-            ..isolated_config(root.path())
+            ..isolated_layers(root.path())
         };
         let registry = LayerRegistry::discover(&release);
         assert!(registry.find(c"VK_LAYER_test_debug").is_none());
         assert!(registry.find(c"VK_LAYER_test_app").is_some());
-        let debuggable = LoaderConfig {
+        let debuggable = LayerSettings {
             debuggable: true,
             ..release.clone()
         };
@@ -957,8 +710,8 @@ EXPORT VkResult vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface
         );
         // Under AOSP's rule the same library is not negotiated with, so it is instance-only:
         // it exports no vkEnumerateDeviceLayerProperties (the documented host divergence).
-        let aosp = LayerRegistry::discover(&LoaderConfig {
-            layer_negotiation: Negotiation::Never,
+        let aosp = LayerRegistry::discover(&LayerSettings {
+            negotiation: Negotiation::Never,
             ..app_config(&[dir.path()])
         });
         let instance_only = aosp.find(c"VK_LAYER_KHRONOS_validation").unwrap();

@@ -10,7 +10,7 @@ use ash::vk;
 use libloading::os::unix::Library;
 use vkgen_abi::layer::{NegotiateLayerInterface, PFN_vkNegotiateLoaderLayerInterfaceVersion};
 
-use super::LayerError;
+use super::error::LayerError;
 use crate::driver::{as_fn, symbol_address};
 
 /// The layer interface version we offer in negotiation.
@@ -89,7 +89,7 @@ impl Negotiation {
     /// (to run AOSP's rule there).
     #[cfg(not(target_os = "android"))]
     pub fn from_env() -> Self {
-        if crate::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0") {
+        if crate::host_env::trusted_env("VKGEN_LAYER_NEGOTIATION").is_some_and(|v| v == "0") {
             Self::Never
         } else {
             Self::WhenExported

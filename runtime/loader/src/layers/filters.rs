@@ -101,7 +101,8 @@ impl LayerFilters {
     /// From the environment (setuid-safe; hosts only).
     #[cfg(not(target_os = "android"))]
     pub fn from_env() -> Self {
-        let read = |name| crate::trusted_env(name).map(|v| v.to_string_lossy().into_owned());
+        let read =
+            |name| crate::host_env::trusted_env(name).map(|v| v.to_string_lossy().into_owned());
         Self::parse(read(ENABLE_ENV).as_deref(), read(DISABLE_ENV).as_deref())
             .with_allow(read(ALLOW_ENV).as_deref())
     }

@@ -25,7 +25,7 @@
 use std::ffi::CString;
 use std::path::PathBuf;
 
-use crate::Properties;
+use crate::properties::Properties;
 
 /// Who the running app is, as far as the settings care.
 #[derive(Debug, Clone, Default)]

@@ -27,9 +27,10 @@ use libloading::os::unix::Library;
 use vkgen_abi::layer::PFN_vkNegotiateLoaderLayerInterfaceVersion;
 
 use super::entry_points::{negotiate_interface, typed};
+use super::error::LayerError;
 use super::filters::LayerFilters;
+use super::library::{Layer, LayerLibrary};
 use super::manifest::{manifest_files, parse, HostLayers, ManifestLayer, PreInstanceFunctions};
-use super::{Layer, LayerError, LayerLibrary};
 use crate::driver::open_library;
 
 /// One manifest layer.
@@ -78,10 +79,10 @@ impl HostLayer {
     }
 
     /// For an implicit layer that is not disabled: `None` when its environment activates it
-    /// (read now, through [`crate::trusted_env`]), else why not.
+    /// (read now, through [`crate::host_env::trusted_env`]), else why not.
     pub fn implicit_inactive_reason(&self, filters: &LayerFilters) -> Option<String> {
         #[cfg(not(target_os = "android"))]
-        let env = &crate::trusted_env;
+        let env = &crate::host_env::trusted_env;
         // Android has no host layers (no manifests are read), and no environment to ask.
         #[cfg(target_os = "android")]
         let env = &|_: &str| None;
@@ -211,7 +212,7 @@ fn load(m: &ManifestLayer, implicit: bool) -> Result<Layer, LayerError> {
             _library: Some(library),
             reopen: None,
             // Manifest layers are Khronos': they always negotiate, Android or not.
-            negotiation: super::Negotiation::WhenExported,
+            negotiation: super::entry_points::Negotiation::WhenExported,
         }),
         host_implicit: implicit,
     })

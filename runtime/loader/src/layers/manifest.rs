@@ -15,8 +15,8 @@
 //!   `device_extensions`; `enable_environment` / `disable_environment` for implicit layers.
 //!   Meta layers (`component_layers`) and the override layer are not supported (logged).
 //!
-//! All variables are read through [`crate::trusted_env`], so a setuid/setgid process ignores
-//! them (and, without `$HOME`, the home dirs).
+//! All variables are read through [`crate::host_env::trusted_env`], so a setuid/setgid
+//! process ignores them (and, without `$HOME`, the home dirs).
 
 use std::ffi::{c_char, CString, OsString};
 use std::path::{Path, PathBuf};
@@ -69,7 +69,7 @@ impl LayerEnv {
     /// The variables' values now (setuid-safe).
     #[cfg(not(target_os = "android"))]
     pub fn current() -> Self {
-        let instance_layers = crate::trusted_env(INSTANCE_LAYERS_ENV)
+        let instance_layers = crate::host_env::trusted_env(INSTANCE_LAYERS_ENV)
             .map(|v| {
                 v.to_string_lossy()
                     .split(':')
@@ -89,12 +89,12 @@ impl LayerEnv {
 /// `replacing` (if set) else `standard`, then `adding`'s entries.
 #[cfg(not(target_os = "android"))]
 fn search_paths(replacing: &str, adding: &str, standard: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut paths = match crate::trusted_env(replacing) {
-        Some(v) => crate::split_path_list(&v),
+    let mut paths = match crate::host_env::trusted_env(replacing) {
+        Some(v) => crate::host_env::split_path_list(&v),
         None => standard,
     };
-    if let Some(v) = crate::trusted_env(adding) {
-        paths.extend(crate::split_path_list(&v));
+    if let Some(v) = crate::host_env::trusted_env(adding) {
+        paths.extend(crate::host_env::split_path_list(&v));
     }
     paths
 }

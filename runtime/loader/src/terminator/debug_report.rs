@@ -24,7 +24,7 @@ use crate::dispatch_data::term::Node;
 use crate::dispatch_data::{DriverInstance, TermInstance};
 use crate::ffi::{guard, to_void};
 use crate::host_alloc::{oom, HostAllocator, HostBox, HostVec};
-use crate::vk;
+use vkgen_generated::vk;
 
 impl Callbacks {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<HostBox<Node, HostAllocator>>> {

@@ -15,7 +15,6 @@ use std::sync::OnceLock;
 use vkgen_abi::layer::LOADER_DEVICE_CREATE_INFO;
 use vkgen_abi::vk_error;
 
-use crate::dispatch::DeviceDispatchTable;
 pub use crate::dispatch_data::TermDevice;
 use crate::dispatch_data::{
     checked_device_data, device_data, install, register_device, unregister_device, DeviceData,
@@ -24,7 +23,9 @@ use crate::dispatch_data::{
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{guard, guard_result, name_list};
 use crate::host_alloc::{try_collect, HostAllocator, HostBox};
-use crate::{chain, driver, extensions, vk};
+use crate::{chain, driver, extensions};
+use vkgen_generated::dispatch::DeviceDispatchTable;
+use vkgen_generated::vk;
 
 const DEVICE: vk::SystemAllocationScope = vk::SystemAllocationScope::DEVICE;
 
@@ -145,6 +146,7 @@ unsafe fn create_device_impl(
             dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
             api: OnceLock::new(),
             term,
+            instance: std::ptr::from_ref(data),
             allocator: data_alloc,
         },
     );
@@ -200,7 +202,6 @@ fn term_device(
     requested: &[&CStr],
 ) -> TermDevice {
     TermDevice {
-        instance: std::ptr::from_ref(data),
         driver_index: data
             .term
             .drivers

@@ -9,9 +9,9 @@ use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use crate::dispatch_data::instance_data;
+use crate::dispatch_data::{DriverInstance, TermInstance};
 use crate::ffi::guard;
-use crate::terminator::{DriverInstance, TermInstance};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The drivers' handles behind one loader messenger or callback.
 struct FannedOut {

@@ -18,7 +18,6 @@ use vkgen_abi::vk_error;
 use vkgen_generated::extensions::{self as ext, ExtensionId};
 
 use super::physical_device;
-use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::term::LoaderObject;
 use crate::dispatch_data::{
     checked_instance_data, install, instance_data, register_instance, unregister_instance,
@@ -33,7 +32,9 @@ use crate::ffi::{
 };
 use crate::host_alloc::{try_box, try_collect, HostAllocator, HostBox, HostVec};
 use crate::init::{self, DriverEntry};
-use crate::{chain, driver, vk};
+use crate::{chain, driver};
+use vkgen_generated::dispatch::InstanceDispatchTable;
+use vkgen_generated::vk;
 
 /// Procs every driver instance must provide; without one the driver is incompatible.
 const REQUIRED_INSTANCE_PROCS: &[&CStr] = &[

@@ -44,9 +44,9 @@ use vkgen_generated::commands::{self, Level};
 pub use device::TermDevice;
 pub use instance::{DriverInstance, TermInstance};
 
-use crate::dispatch_data::{device_data, instance_data};
+use crate::dispatch_data::{device_data, instance_data, DeviceData};
 use crate::ffi::{cstr, guard, to_void};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The terminator's `vkGetInstanceProcAddr`: the `pfnNextGetInstanceProcAddr` of the last layer.
 ///
@@ -189,7 +189,7 @@ pub unsafe extern "system" fn get_device_proc_addr(
         }
         if let Some(hook) = device_hook(name) {
             if let Some(data) = data {
-                if !device_hook_enabled(name, &data.term) {
+                if !device_hook_enabled(name, data) {
                     log::debug!("vkGetDeviceProcAddr({name:?}): its extension is not enabled");
                     return None;
                 }
@@ -227,7 +227,8 @@ fn instance_hook_enabled(name: &CStr, enabled: &crate::extensions::ExtensionSet)
 /// AOSP `driver::GetDeviceProcAddr`: a device hook of an extension is handed out only when the
 /// device (or, for device commands of instance extensions, its instance) enabled one of its
 /// extensions, or it is core at the device's version.
-fn device_hook_enabled(name: &CStr, term: &TermDevice) -> bool {
+fn device_hook_enabled(name: &CStr, data: &DeviceData) -> bool {
+    let term = &data.term;
     let Some(info) = commands::lookup(name).map(commands::info) else {
         return true;
     };
@@ -237,7 +238,7 @@ fn device_hook_enabled(name: &CStr, term: &TermDevice) -> bool {
         }
     }
     // SAFETY: a device's instance outlives it.
-    let instance = unsafe { term.instance.as_ref() };
+    let instance = unsafe { data.instance.as_ref() };
     info.extensions().is_empty()
         || info.extensions().iter().any(|&e| {
             term.enabled_extensions.contains(e)

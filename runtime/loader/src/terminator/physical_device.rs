@@ -8,7 +8,7 @@
 //!
 //! **Several (or no) drivers**: each physical device goes up as a [`PhysicalDeviceWrapper`]
 //! `{word 0 = loader data, driver handle, driver table}`. Its commands are per-slot stubs (one
-//! per [`InstanceDispatchTable`](crate::dispatch::InstanceDispatchTable) slot) that replace the first argument with the driver's handle
+//! per [`InstanceDispatchTable`](vkgen_generated::dispatch::InstanceDispatchTable) slot) that replace the first argument with the driver's handle
 //! and tail-jump to the driver's function in that slot, without touching any other argument, so
 //! one stub serves every signature. Such stubs cannot be written in Rust (they must not have a
 //! frame); they are naked functions for x86-64 and AArch64. On other architectures
@@ -23,7 +23,7 @@ pub use crate::dispatch_data::PhysicalDeviceWrapper;
 use crate::driver_handles::{driver_device_extensions, resolve};
 use crate::extensions;
 use crate::ffi::{cstr, fill_array, guard};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// Offset of the driver handle (read by the stubs).
 const HANDLE_OFFSET: usize = std::mem::offset_of!(PhysicalDeviceWrapper, driver_handle);
@@ -233,7 +233,7 @@ mod stubs {
 
     /// Every slot of the generated table has a stub (regenerating with more commands than this
     /// needs more stubs above).
-    const _: () = assert!(crate::dispatch::InstanceDispatchTable::LEN <= 64);
+    const _: () = assert!(vkgen_generated::dispatch::InstanceDispatchTable::LEN <= 64);
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -245,7 +245,7 @@ mod stubs {
 #[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests {
     use super::*;
-    use crate::dispatch::InstanceDispatchTable;
+    use vkgen_generated::dispatch::InstanceDispatchTable;
 
     static mut SEEN: (u64, u32, u64) = (0, 0, 0);
 

@@ -7,7 +7,7 @@ use std::ffi::CStr;
 
 use crate::driver_handles::resolve;
 use crate::ffi::{guard, to_void};
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The most queue families one driver's count query may report to the application.
 const MAX_QUEUE_FAMILIES: u32 = 1024;

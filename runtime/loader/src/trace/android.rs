@@ -1,4 +1,4 @@
-//! [`super::Marker`] on Android: libcutils' `trace-dev.inc` without libcutils. The markers are
+//! [`super::marker::Marker`] on Android: libcutils' `trace-dev.inc` without libcutils. The markers are
 //! written to `trace_marker`, opened once; the tags are re-read whenever the property's serial
 //! changes, found with bionic's `__system_property_find` and `__system_property_serial` (libc).
 
@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
-use super::{parse_tags, Marker, TAGS_PROPERTY};
+use super::marker::{parse_tags, Marker, TAGS_PROPERTY};
 
 /// bionic's opaque `prop_info`.
 #[repr(C)]

@@ -25,7 +25,7 @@ use std::ffi::c_int;
 
 use vkgen_abi::native_window as nw;
 
-use crate::vk;
+use vkgen_generated::vk;
 
 type Xf = vk::SurfaceTransformFlagsKHR;
 

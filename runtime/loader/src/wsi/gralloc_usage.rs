@@ -31,8 +31,8 @@ use vkgen_abi::native_window::buffer_usage;
 use vkgen_abi::vk_error;
 
 use super::formats::gralloc1_to_buffer_usage;
-use super::DeviceFns;
-use crate::vk;
+use crate::dispatch_data::term::DeviceFns;
+use vkgen_generated::vk;
 use vkgen_generated::vk::StructureTypeExt as _;
 
 /// What the swapchain's buffers are asked for.

@@ -22,7 +22,8 @@
 
 use crate::properties::Properties;
 
-use super::HDR_DISPLAY_PROPERTY;
+/// SurfaceFlinger's HDR-display flag: `VK_EXT_hdr_metadata` is offered only with it (AOSP).
+pub const HDR_DISPLAY_PROPERTY: &str = "ro.surface_flinger.has_HDR_display";
 
 /// Whether the device has an HDR display, as `has_HDR_display(false)` decides (module notes).
 pub fn has_hdr_display(properties: &Properties) -> bool {

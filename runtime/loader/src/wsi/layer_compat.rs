@@ -28,10 +28,10 @@ use std::ffi::CStr;
 
 use vkgen_abi::vk_error;
 
-use crate::dispatch::InstanceDispatchTable;
 use crate::dispatch_data::instance_data;
 use crate::ffi::{guard, to_void};
-use crate::vk;
+use vkgen_generated::dispatch::InstanceDispatchTable;
+use vkgen_generated::vk;
 
 /// The extension named to layers alongside `VK_KHR_android_surface`.
 pub const HEADLESS_SURFACE: &CStr = c"VK_EXT_headless_surface";

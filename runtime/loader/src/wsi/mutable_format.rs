@@ -20,8 +20,8 @@ use std::ffi::c_void;
 
 use vkgen_abi::vk_error;
 
-use super::find_in_chain;
-use crate::vk;
+use vkgen_generated::chain::find_in_chain;
+use vkgen_generated::vk;
 
 /// The view formats of a mutable-format swapchain (`None` for other swapchains).
 ///

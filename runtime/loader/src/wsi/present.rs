@@ -32,15 +32,17 @@ use vkgen_abi::vk_error;
 
 use super::formats::{is_shared, worst_present_result};
 use super::swapchain::{device_wsi, lookup, release_image, Image, State, Swapchain};
-use super::timing::{TimingInfo, MAX_TIMING_INFOS};
+use super::timing_record::{TimingInfo, MAX_TIMING_INFOS};
 use super::window::{dup_fd, strerror, take_fd, NativeRect, Window, OK};
 use super::window_err::{map_window_err, WindowCall};
 
 /// The command the window failures of this file are logged under.
 const PRESENT: &str = "vkQueuePresentKHR";
-use super::{find_in_chain, DeviceFns, DeviceWsi};
+use crate::dispatch_data::term::DeviceFns;
+use crate::dispatch_data::term::DeviceWsi;
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::chain::find_in_chain;
+use vkgen_generated::vk;
 
 /// Borrows a `(count, pointer)` array of the application's (empty for null).
 ///

@@ -39,13 +39,16 @@ use vkgen_abi::vk_error;
 use vkgen_generated::extensions::ExtensionId;
 
 use super::formats::{self, SUPPORTED_TRANSFORMS};
+use super::registry::AppAllocation;
+use super::registry::Registry;
 use super::window::{strerror, Window};
 use super::window_err::{map_window_err, window_status, WindowCall};
-use super::{find_in_chain, for_each_out, AppAllocation, Registry};
 use crate::dispatch_data::InstanceData;
 use crate::driver_handles::{driver_device_extensions, resolve, Resolved};
 use crate::ffi::{fill_array, guard};
-use crate::vk;
+use vkgen_generated::chain::find_in_chain;
+use vkgen_generated::chain::for_each_out;
+use vkgen_generated::vk;
 
 /// The live surfaces.
 pub static SURFACES: Registry<Surface> = Registry::new(0x5355);
@@ -78,7 +81,7 @@ pub fn destroy_all_of_instance(instance: vk::Instance) {
         log::warn!("vkDestroyInstance: a VkSurfaceKHR was not destroyed; destroying it now");
         // A desktop surface's presenter stops with it.
         #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        super::desktop::forget_surface_at(Arc::as_ptr(&s) as usize);
+        super::desktop::presenters::forget_surface_at(Arc::as_ptr(&s) as usize);
         s.window.api_disconnect(nw::NATIVE_WINDOW_API_EGL);
     }
 }
@@ -258,7 +261,7 @@ pub unsafe extern "system" fn destroy_surface(
         };
         // A desktop surface's presenter stops with it.
         #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        super::desktop::forget(raw);
+        super::desktop::presenters::forget(raw);
         let err = surface.window.api_disconnect(nw::NATIVE_WINDOW_API_EGL);
         if err != super::window::OK {
             log::warn!(
@@ -374,7 +377,7 @@ pub fn capabilities(
     );
     // A Wayland surface (Linux hosts) has no size of its own: the swapchain decides it.
     #[cfg(all(feature = "desktop", not(target_os = "android")))]
-    if surface.and_then(super::desktop::kind) == Some(super::desktop::Kind::Wayland) {
+    if surface.and_then(desktop_kind) == Some(super::desktop::presenters::Kind::Wayland) {
         current = UNDEFINED_EXTENT;
         max = vk::Extent2D {
             width: 4096,
@@ -535,12 +538,19 @@ fn allocator_supports(format: u32, usage: u64) -> bool {
     })
 }
 
+/// The window system a desktop surface (Linux hosts) presents to, if `surface` is one: its
+/// presenter is found by the surface's address.
+#[cfg(all(feature = "desktop", not(target_os = "android")))]
+fn desktop_kind(surface: &Surface) -> Option<super::desktop::presenters::Kind> {
+    super::desktop::presenters::kind_at(std::ptr::from_ref(surface) as usize)
+}
+
 /// Whether `surface` is a desktop surface (an X11 or Wayland window on a Linux host), whose
 /// presenter answers some queries differently from an Android window.
 pub(crate) fn is_desktop(surface: Option<&Surface>) -> bool {
     #[cfg(all(feature = "desktop", not(target_os = "android")))]
     {
-        surface.and_then(super::desktop::kind).is_some()
+        surface.and_then(desktop_kind).is_some()
     }
     #[cfg(not(all(feature = "desktop", not(target_os = "android"))))]
     {
@@ -698,7 +708,7 @@ unsafe fn compression_properties(
     if targets.is_empty() {
         return Ok(());
     }
-    let Some(image_format_properties2) = super::instance_fn::<
+    let Some(image_format_properties2) = super::device_support::instance_fn::<
         vk::PFN_vkGetPhysicalDeviceImageFormatProperties2,
     >(
         r.driver, c"vkGetPhysicalDeviceImageFormatProperties2"
@@ -792,15 +802,15 @@ pub unsafe extern "system" fn surface_present_modes(
             }
         };
         // SAFETY: the resolved driver physical device.
-        let shared = unsafe { super::shared_image_supported(r.driver, r.handle) };
+        let shared = unsafe { super::device_support::shared_image_supported(r.driver, r.handle) };
         #[allow(unused_mut)]
         let mut list = formats::present_modes(mailbox, shared);
         // Desktop surfaces (Linux hosts) also show frames unpaced, and X11 ones late frames at
         // once (the presenter is the display there: `desktop::pacing`).
         #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        if let Some(kind) = arg.live().and_then(super::desktop::kind) {
+        if let Some(kind) = arg.live().and_then(desktop_kind) {
             list.insert(0, vk::PresentModeKHR::IMMEDIATE);
-            if kind == super::desktop::Kind::X11 {
+            if kind == super::desktop::presenters::Kind::X11 {
                 let fifo = list.iter().position(|&m| m == vk::PresentModeKHR::FIFO);
                 list.insert(
                     fifo.map_or(list.len(), |i| i + 1),
@@ -851,7 +861,7 @@ pub unsafe extern "system" fn present_rectangles(
         };
         // A Wayland surface (Linux hosts): the usual "unknown" (Mesa's answer too).
         #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        if arg.live().and_then(super::desktop::kind) == Some(super::desktop::Kind::Wayland) {
+        if arg.live().and_then(desktop_kind) == Some(super::desktop::presenters::Kind::Wayland) {
             extent = UNDEFINED_EXTENT;
         }
         let rect = vk::Rect2D {

@@ -39,17 +39,21 @@ use vkgen_abi::native_window as nw;
 use vkgen_abi::vk_error;
 
 use super::formats::gralloc0_to_gralloc1;
+use super::registry::AppAllocation;
+use super::registry::Registry;
 use super::surface::Surface;
-use super::timing::TimingInfo;
+use super::timing_record::TimingInfo;
 use super::window::{dup_fd, strerror, sync_wait, Buffer, Window, OK};
 use super::window_err::{map_window_err, WindowCall};
-use super::{find_in_chain, AppAllocation, DeviceFns, DeviceWsi, Registry};
+use crate::dispatch_data::term::DeviceFns;
+use crate::dispatch_data::term::DeviceWsi;
+use vkgen_generated::chain::find_in_chain;
 
 /// The command the acquire's window failures are logged under.
 const ACQUIRE: &str = "vkAcquireNextImageKHR";
 use crate::dispatch_data::device_data;
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The live swapchains.
 pub static SWAPCHAINS: Registry<Swapchain> = Registry::new(0x5357);

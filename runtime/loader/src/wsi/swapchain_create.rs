@@ -46,15 +46,18 @@ use vkgen_abi::vk_error;
 
 use super::formats;
 use super::gralloc_usage::{image_flags, producer_usage, Request};
+use super::mutable_format;
+use super::registry::AppAllocation;
 use super::surface::{capabilities, Surface, SURFACES};
 use super::swapchain::{
     destroy_internal, device_wsi, native_buffer, Image, State, Swapchain, SWAPCHAINS,
 };
 use super::window::{strerror, Window, OK};
 use super::window_err::{map_window_err, window_status, WindowCall};
-use super::{find_in_chain, mutable_format, AppAllocation, DeviceWsi};
+use crate::dispatch_data::term::DeviceWsi;
 use crate::ffi::guard_result;
-use crate::vk;
+use vkgen_generated::chain::find_in_chain;
+use vkgen_generated::vk;
 
 /// A creation step's window status, through the one mapper ([`map_window_err`]: every
 /// failure of these calls is `VK_ERROR_SURFACE_LOST_KHR`).

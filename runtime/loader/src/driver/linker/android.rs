@@ -1,4 +1,4 @@
-//! [`super::Linker`] on Android: bionic's and the platform's namespace functions.
+//! [`super::interface::Linker`] on Android: bionic's and the platform's namespace functions.
 //!
 //! `android_dlopen_ext` is libdl's (already `DT_NEEDED`). The others live in platform libraries
 //! libvulkan must not depend on at link time (libvndksupport, libdl_android, libgraphicsenv,
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use libloading::os::unix::Library;
 
-use super::{LinkError, Linker, LinkerNamespace, Opened};
+use super::interface::{LinkError, Linker, LinkerNamespace, Opened};
 use crate::platform_symbols::{dlerror, PlatformFns};
 
 /// bionic's `android_dlextinfo` (`<android/dlext.h>`).
@@ -210,7 +210,7 @@ impl Linker for AndroidLinker {
     }
 
     fn dlopen(&self, path: &Path) -> Result<Opened, LinkError> {
-        let library = crate::driver::open_library(path)
+        let library = crate::driver::library::open_library(path)
             .map_err(|e| LinkError::new(e.to_string(), vec![path.to_path_buf()]))?;
         Ok(Opened {
             library,

@@ -23,7 +23,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::vk;
+use vkgen_generated::vk;
 
 /// How a presenter paces the frames of a swapchain (see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -48,9 +48,11 @@ use wayland_client::protocol::{
 };
 use wayland_client::{Connection, Dispatch, EventQueue, Proxy, QueueHandle};
 
-use super::{rgba_to_bgrx, Kind, SharedMemory};
+use super::adopt::adopt;
+use super::frames::{rgba_to_bgrx, SharedMemory};
+use super::presenters::{Controls, Kind};
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// How long the presenter waits for a frame callback before it presents the next frame anyway.
 pub const CALLBACK_TIMEOUT: Duration = Duration::from_millis(250);
@@ -246,8 +248,8 @@ impl ShmBuffer {
 }
 
 /// The presenter: attaches each frame when the compositor is ready for one.
-fn present_loop(mut client: Client, queue: Arc<BufferQueue>, controls: super::Controls) {
-    let super::Controls { stop, pacing } = controls;
+fn present_loop(mut client: Client, queue: Arc<BufferQueue>, controls: Controls) {
+    let Controls { stop, pacing } = controls;
     let mut state = State::default();
     let mut buffers: Vec<ShmBuffer> = Vec::new();
     // The serial of the last commit, and when it was made.
@@ -478,7 +480,7 @@ pub unsafe extern "system" fn create_wayland_surface(
         // SAFETY: `instance` is the application's live instance of this loader
         // (VUID-vkCreateWaylandSurfaceKHR-instance-parameter) and `out` was checked non-null above.
         let r = unsafe {
-            super::adopt(
+            adopt(
                 COMMAND,
                 Kind::Wayland,
                 instance,

@@ -42,10 +42,13 @@ use x11rb::protocol::shm::ConnectionExt as _;
 use x11rb::protocol::xproto::{ConnectionExt as _, CreateGCAux, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 
+use super::adopt::adopt;
+use super::frames::{rgba_to_bgrx, SharedMemory};
 use super::pacing::{Clock, Pacing, Wait};
-use super::{rgba_to_bgrx, x11_display, x11_sync, Kind, SharedMemory};
+use super::presenters::{Controls, Kind};
+use super::{x11_display, x11_sync};
 use crate::ffi::guard;
-use crate::vk;
+use vkgen_generated::vk;
 
 /// The presenter's refresh period: one frame shown, and the window's geometry read, per period.
 const REFRESH: Duration = Duration::from_nanos(16_666_667);
@@ -111,7 +114,7 @@ unsafe fn create_x11_surface(
     };
     // SAFETY: the caller guarantees `instance` is a live instance of this loader and `out`
     // writable, which is all `adopt` needs beyond the queue it gets here.
-    let r = unsafe { super::adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
+    let r = unsafe { adopt(command, Kind::X11, instance, &queue, allocator, out, body) };
     if r == vk::Result::SUCCESS {
         log::info!("{command}: window {window:#x} presented by the X11 {how} presenter");
     }
@@ -207,7 +210,7 @@ impl ShmSegment {
     /// Maps a `len`-byte segment and attaches it to the server behind `conn`; the error says why
     /// MIT-SHM cannot be used.
     fn attach(conn: &RustConnection, len: usize) -> Result<Self, String> {
-        if crate::trusted_env(X11_SHM_ENV).is_some_and(|v| v == "0") {
+        if crate::host_env::trusted_env(X11_SHM_ENV).is_some_and(|v| v == "0") {
             return Err(format!("{X11_SHM_ENV}=0"));
         }
         if !is_local_socket(conn) {
@@ -267,7 +270,7 @@ fn present_loop(
     window: u32,
     queue: Arc<BufferQueue>,
     mut blit: Blit,
-    controls: super::Controls,
+    controls: Controls,
 ) {
     let stop = controls.stop;
     let Ok(gc) = conn.generate_id() else {
