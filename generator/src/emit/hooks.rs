@@ -17,14 +17,14 @@ use crate::policy::{self, Hook, HookTable};
 
 /// A table's rows the registry defines, each with the path of its function-pointer type inside
 /// the generated crate (`pfn::PFN_vkX` when selected, `hooks::PFN_vkX` otherwise).
-struct Row<'p> {
-    hook: &'p Hook,
-    pfn: String,
+pub struct Row<'p> {
+    pub hook: &'p Hook,
+    pub pfn: String,
 }
 
 /// The rows of `table` this registry can type. A command the registry lacks is an error on the
 /// registry the tables are written for and newer ones, and dropped on older ones.
-fn rows<'p>(cx: &Ctx, table: &'p HookTable) -> Result<Vec<Row<'p>>> {
+pub fn rows<'p>(cx: &Ctx, table: &'p HookTable) -> Result<Vec<Row<'p>>> {
     let reg = cx.reg();
     let mut out = Vec::new();
     for hook in table.rows {
