@@ -42,6 +42,9 @@ pub const LOADER_HOOKS: &[LoaderHook] = &[
     LoaderHook { table: "debug_report", command: c"vkCreateDebugReportCallbackEXT", function: "crate::terminator::debug_report::create", cfg: None },
     LoaderHook { table: "debug_report", command: c"vkDestroyDebugReportCallbackEXT", function: "crate::terminator::debug_report::destroy", cfg: None },
     LoaderHook { table: "debug_report", command: c"vkDebugReportMessageEXT", function: "crate::terminator::debug_report::message", cfg: None },
+    LoaderHook { table: "fan_out", command: c"vkCreateDebugUtilsMessengerEXT", function: "crate::terminator::fan_out::create_debug_utils_messenger", cfg: None },
+    LoaderHook { table: "fan_out", command: c"vkDestroyDebugUtilsMessengerEXT", function: "crate::terminator::fan_out::destroy_debug_utils_messenger", cfg: None },
+    LoaderHook { table: "fan_out", command: c"vkSubmitDebugUtilsMessageEXT", function: "crate::terminator::fan_out::submit_debug_utils_message", cfg: None },
     LoaderHook { table: "queue_family", command: c"vkGetPhysicalDeviceQueueFamilyProperties", function: "crate::terminator::queue_family::get_physical_device_queue_family_properties", cfg: None },
     LoaderHook { table: "queue_family", command: c"vkGetPhysicalDeviceQueueFamilyProperties2", function: "crate::terminator::queue_family::get_physical_device_queue_family_properties2", cfg: None },
     LoaderHook { table: "queue_family", command: c"vkGetPhysicalDeviceQueueFamilyProperties2KHR", function: "crate::terminator::queue_family::get_physical_device_queue_family_properties2", cfg: None },
@@ -84,6 +87,7 @@ pub const LOADER_HOOK_NAMES: &[&CStr] = &[
     c"vkAllocateCommandBuffers",
     c"vkCreateAndroidSurfaceKHR",
     c"vkCreateDebugReportCallbackEXT",
+    c"vkCreateDebugUtilsMessengerEXT",
     c"vkCreateDevice",
     c"vkCreateHeadlessSurfaceEXT",
     c"vkCreateInstance",
@@ -93,6 +97,7 @@ pub const LOADER_HOOK_NAMES: &[&CStr] = &[
     c"vkCreateXlibSurfaceKHR",
     c"vkDebugReportMessageEXT",
     c"vkDestroyDebugReportCallbackEXT",
+    c"vkDestroyDebugUtilsMessengerEXT",
     c"vkDestroyDevice",
     c"vkDestroyInstance",
     c"vkDestroySurfaceKHR",
@@ -132,6 +137,7 @@ pub const LOADER_HOOK_NAMES: &[&CStr] = &[
     c"vkQueuePresentKHR",
     c"vkReleaseSwapchainImagesEXT",
     c"vkSetHdrMetadataEXT",
+    c"vkSubmitDebugUtilsMessageEXT",
 ];
 
 /// [`vkCreateHeadlessSurfaceEXT`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateHeadlessSurfaceEXT.html)
@@ -199,6 +205,8 @@ pub type PFN_vkGetPhysicalDeviceXlibPresentationSupportKHR = unsafe extern "syst
 /// `terminator_device`: Device commands the terminator implements itself (runtime/loader/src/terminator/mod.rs `device_hook`; `vkGetDeviceQueue2` is returned only where the driver has it).
 ///
 /// `debug_report`: `VK_EXT_debug_report`, which the loader provides itself (runtime/loader/src/terminator/debug_report.rs `hook`, when the instance enabled it).
+///
+/// `fan_out`: `VK_EXT_debug_utils` on a loader-owned instance (several or no drivers): each call goes to every driver instance that enabled it (runtime/loader/src/terminator/instance.rs `fan_out_hook`).
 ///
 /// `queue_family`: Queue-family queries whose driver counts the loader bounds (runtime/loader/src/terminator/queue_family.rs `wrap`, when the driver answers them).
 ///
@@ -374,6 +382,37 @@ macro_rules! loader_hooks {
             c"vkCreateDebugReportCallbackEXT",
             c"vkDestroyDebugReportCallbackEXT",
             c"vkDebugReportMessageEXT",
+        ];
+        NAMES
+    }};
+    (fan_out, $name:expr) => {
+        match ::core::ffi::CStr::to_bytes($name) {
+            b"vkCreateDebugUtilsMessengerEXT" => {
+                let f: $crate::pfn::PFN_vkCreateDebugUtilsMessengerEXT = crate::terminator::fan_out::create_debug_utils_messenger;
+                // SAFETY: every function pointer has the same representation; the caller casts it
+                // back to the type of the command it asked for.
+                ::core::option::Option::Some(::core::option::Option::Some(unsafe { ::core::mem::transmute::<$crate::pfn::PFN_vkCreateDebugUtilsMessengerEXT, unsafe extern "system" fn()>(f) }))
+            }
+            b"vkDestroyDebugUtilsMessengerEXT" => {
+                let f: $crate::pfn::PFN_vkDestroyDebugUtilsMessengerEXT = crate::terminator::fan_out::destroy_debug_utils_messenger;
+                // SAFETY: every function pointer has the same representation; the caller casts it
+                // back to the type of the command it asked for.
+                ::core::option::Option::Some(::core::option::Option::Some(unsafe { ::core::mem::transmute::<$crate::pfn::PFN_vkDestroyDebugUtilsMessengerEXT, unsafe extern "system" fn()>(f) }))
+            }
+            b"vkSubmitDebugUtilsMessageEXT" => {
+                let f: $crate::pfn::PFN_vkSubmitDebugUtilsMessageEXT = crate::terminator::fan_out::submit_debug_utils_message;
+                // SAFETY: every function pointer has the same representation; the caller casts it
+                // back to the type of the command it asked for.
+                ::core::option::Option::Some(::core::option::Option::Some(unsafe { ::core::mem::transmute::<$crate::pfn::PFN_vkSubmitDebugUtilsMessageEXT, unsafe extern "system" fn()>(f) }))
+            }
+            _ => ::core::option::Option::None,
+        }
+    };
+    (names fan_out) => {{
+        const NAMES: &[&::core::ffi::CStr] = &[
+            c"vkCreateDebugUtilsMessengerEXT",
+            c"vkDestroyDebugUtilsMessengerEXT",
+            c"vkSubmitDebugUtilsMessageEXT",
         ];
         NAMES
     }};

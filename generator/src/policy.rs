@@ -277,6 +277,26 @@ pub const LOADER_HOOKS: &[HookTable] = &[
         ],
     },
     HookTable {
+        name: "fan_out",
+        doc: "`VK_EXT_debug_utils` on a loader-owned instance (several or no drivers): each call \
+              goes to every driver instance that enabled it \
+              (runtime/loader/src/terminator/instance.rs `fan_out_hook`).",
+        rows: &[
+            hook(
+                "vkCreateDebugUtilsMessengerEXT",
+                "crate::terminator::fan_out::create_debug_utils_messenger",
+            ),
+            hook(
+                "vkDestroyDebugUtilsMessengerEXT",
+                "crate::terminator::fan_out::destroy_debug_utils_messenger",
+            ),
+            hook(
+                "vkSubmitDebugUtilsMessageEXT",
+                "crate::terminator::fan_out::submit_debug_utils_message",
+            ),
+        ],
+    },
+    HookTable {
         name: "queue_family",
         doc:
             "Queue-family queries whose driver counts the loader bounds \

@@ -38,7 +38,10 @@ const MISSPELT: HookTable = HookTable {
 #[test]
 fn an_unknown_command_is_an_error_on_the_registry_the_tables_are_written_for() {
     selection_ctx("1.4.359", |cx| {
-        let e = hooks::rows(cx, &MISSPELT).err().expect("refused").to_string();
+        let e = hooks::rows(cx, &MISSPELT)
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(
             e.contains("table `t` names vkCreateInstanse") && e.contains("header 359"),
             "{e}"
@@ -64,7 +67,10 @@ fn a_function_outside_the_loaders_root_is_an_error() {
         }],
     };
     selection_ctx("1.4.359", |cx| {
-        let e = hooks::rows(cx, &RELATIVE).err().expect("refused").to_string();
+        let e = hooks::rows(cx, &RELATIVE)
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(e.contains("not a path from the loader's root"), "{e}");
     });
 }

@@ -282,7 +282,10 @@ mod tests {
     fn every_generated_hook_name_answers_a_function() {
         let driver: vk::PFN_vkVoidFunction = Some(driver_function);
         type Lookup<'a> = &'a dyn Fn(&CStr) -> Option<usize>;
-        let tables: [(&str, &[&CStr], Lookup); 6] = [
+        let tables: [(&str, &[&CStr], Lookup); 7] = [
+            ("fan_out", loader_hooks!(names fan_out), &|n| {
+                addr(instance::fan_out_functions(n))
+            }),
             (
                 "terminator_instance",
                 loader_hooks!(names terminator_instance),
