@@ -421,7 +421,7 @@ fn every_hooked_name_answers_when_its_extension_is_enabled() {
     use std::collections::BTreeSet;
     use vkgen_generated::commands::{self, Level, Origin};
     use vkgen_generated::extensions::{self as ext, ExtensionKind};
-    use vkgen_generated::hooks::LOADER_HOOK_NAMES;
+    use vkgen_generated::hooks::{LOADER_HOOKS, LOADER_HOOK_NAMES};
 
     let root = tempfile::tempdir().unwrap();
     let env = isolated_env(&root, &[require(paths::lavapipe_manifest())]);
@@ -514,7 +514,14 @@ fn every_hooked_name_answers_when_its_extension_is_enabled() {
                     _ => unsafe { gipa(instance.handle(), name.as_ptr()) },
                 };
                 let f = addr(f).unwrap_or_else(|| panic!("{name:?} is NULL with {enabled:?}"));
-                assert_eq!(library_of(f), ours, "{name:?} is not the loader's");
+                // The fan-out table serves a loader-owned instance (several drivers); with one
+                // driver the loader passes its own function through.
+                let fan_out = LOADER_HOOKS
+                    .iter()
+                    .any(|h| h.command == name && h.table == "fan_out");
+                if !fan_out {
+                    assert_eq!(library_of(f), ours, "{name:?} is not the loader's");
+                }
                 answered += 1;
             }
             // Not offered here: `VK_EXT_headless_surface` (hidden) and the HDR-display-only
