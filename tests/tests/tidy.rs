@@ -687,7 +687,7 @@ fn graph_with_hooks(
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(p, text).unwrap();
     }
-    let g = modules::Graph::of_crate(&dir.path().join("lib.rs"), dir.path(), &hooks);
+    let g = modules::Graph::of_crate(&dir.path().join("lib.rs"), dir.path(), hooks);
     (g, dir)
 }
 
