@@ -36,6 +36,9 @@ pub mod features;
 pub mod formats;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]
+pub mod hooks;
+#[cfg(not(feature = "regenerate"))]
+#[rustfmt::skip]
 pub mod pfn;
 #[cfg(not(feature = "regenerate"))]
 #[rustfmt::skip]

@@ -374,11 +374,11 @@ fn is_aggregate_or_pfn(reg: &Registry, name: &str) -> bool {
 pub fn table_file(
     vk_xml: &std::path::Path,
     ash_has: impl Fn(&str) -> bool,
-) -> crate::Result<String> {
+) -> crate::error::Result<String> {
     let loaded = crate::registry::load(vk_xml, None)?;
     let reg = &loaded.registry;
     if reg.header_version != ASH_HEADER_VERSION {
-        return Err(crate::Error::Options(format!(
+        return Err(crate::error::Error::Options(format!(
             "{} is vk.xml header {}; ash 0.38 was generated from header {ASH_HEADER_VERSION}",
             vk_xml.display(),
             reg.header_version

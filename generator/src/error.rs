@@ -52,6 +52,10 @@ pub enum Error {
     Limit(String),
     #[error("invalid option: {0}")]
     Options(String),
+    /// The loader policy (`policy.rs`) does not fit the registry: a hook names a command it
+    /// does not define.
+    #[error("loader policy: {0}")]
+    Policy(String),
     #[error("formatting generated {file}: {message}")]
     Format { file: String, message: String },
     #[error("template {0}: {1}")]
@@ -74,7 +78,8 @@ impl Error {
             | Error::Unsupported { .. }
             | Error::Dangling { .. }
             | Error::Limit(_)
-            | Error::Options(_) => 2,
+            | Error::Options(_)
+            | Error::Policy(_) => 2,
             Error::Io { .. } => 2,
             Error::Format { .. } | Error::Template(..) => 1,
         }

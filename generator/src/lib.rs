@@ -178,7 +178,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
 type Emitter = fn(&emit::Ctx) -> Result<String>;
 
 /// Every file of `src/` but `lib.rs`, with its emitter (hand-written runtime files are copied).
-const EMITTERS: [(&str, Emitter); 18] = [
+const EMITTERS: [(&str, Emitter); 19] = [
     ("src/vk.rs", emit::types::emit),
     ("src/pfn.rs", emit::pfn::emit),
     ("src/phf.rs", |_| emit::phf::runtime_file()),
@@ -199,6 +199,7 @@ const EMITTERS: [(&str, Emitter); 18] = [
         Ok(emit::runtime_files::copy(emit::runtime_files::TWO_CALL))
     }),
     ("src/commands.rs", emit::commands::emit),
+    ("src/hooks.rs", emit::hooks::emit),
     ("src/extensions.rs", emit::extensions::emit),
     ("src/formats.rs", emit::formats::emit),
     ("src/dispatch.rs", emit::dispatch::emit),
@@ -525,6 +526,7 @@ pub(crate) const MODULES: &[(&str, bool)] = &[
     ("extensions", true),
     ("features", true),
     ("formats", true),
+    ("hooks", true),
     ("pfn", true),
     ("phf", false),
     ("recorder", true),

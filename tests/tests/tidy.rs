@@ -24,6 +24,8 @@ use vkgen_tests::paths::workspace_root;
 
 #[path = "tidy/env_reads.rs"]
 mod env_reads;
+#[path = "tidy/hooks.rs"]
+mod hooks;
 #[path = "tidy/modules.rs"]
 mod modules;
 #[path = "tidy/syntax.rs"]
@@ -629,7 +631,7 @@ fn no_module_cycles() {
     let mut cycles = Vec::new();
     let mut errors = Vec::new();
     for crate_root in crate_roots() {
-        let g = modules::Graph::of_crate(&crate_root, &root);
+        let g = modules::Graph::of_crate(&crate_root, &root, &hook_tables());
         errors.extend(g.errors.iter().cloned());
         let rel = crate_root
             .strip_prefix(&root)
@@ -663,16 +665,84 @@ fn no_module_cycles() {
     );
 }
 
+/// Table → function paths of the generated `loader_hooks!` (`generated/src/hooks.rs`).
+fn hook_tables() -> modules::MacroPaths {
+    let text = read(Path::new("generated/src/hooks.rs"));
+    hooks::table_paths(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Writes a crate of `files` (path, text) into a temporary directory and returns its graph.
 fn graph_of(files: &[(&str, &str)]) -> (modules::Graph, tempfile::TempDir) {
+    graph_with_hooks(files, &modules::MacroPaths::new())
+}
+
+/// [`graph_of`], with `hooks` as the tables `loader_hooks!` calls name.
+fn graph_with_hooks(
+    files: &[(&str, &str)],
+    hooks: &modules::MacroPaths,
+) -> (modules::Graph, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
     for (p, text) in files {
         let p = dir.path().join(p);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(p, text).unwrap();
     }
-    let g = modules::Graph::of_crate(&dir.path().join("lib.rs"), dir.path());
+    let g = modules::Graph::of_crate(&dir.path().join("lib.rs"), dir.path(), hooks);
     (g, dir)
+}
+
+/// A `loader_hooks!` call names its table's functions: with the table read from a
+/// `hooks.rs`-shaped file, the call in `a` closes a cycle `a` → `b` → `a` that no token of the
+/// call shows.
+#[test]
+fn the_cycle_check_sees_through_loader_hooks() {
+    let rows = "pub const LOADER_HOOKS: &[LoaderHook] = &[\n    LoaderHook { table: \"t\", \
+                command: c\"vkF\", function: \"crate::b::f\", cfg: None },\n];\n";
+    let tables = hooks::table_paths(rows).unwrap();
+    assert_eq!(tables["t"], [vec!["crate", "b", "f"]]);
+    let files = [
+        ("lib.rs", "mod a;\nmod b;\n"),
+        (
+            "a.rs",
+            "pub fn g() -> u8 { vkgen_generated::loader_hooks!(t, name) }\n",
+        ),
+        ("b.rs", "pub fn f() { crate::a::g(); }\n"),
+    ];
+    let (g, _dir) = graph_with_hooks(&files, &tables);
+    assert_eq!(modules::cycles(&g.edges), [vec!["crate::a", "crate::b"]]);
+    let (g, _dir) = graph_of(&files);
+    assert!(modules::cycles(&g.edges).is_empty(), "{:?}", g.edges);
+}
+
+/// The loader's command names are matched only in the generated `loader_hooks!`
+/// (policy::LOADER_HOOKS): no hand-written `b"vkX" =>` arm.
+#[test]
+fn the_loader_matches_no_command_name_by_hand() {
+    let mut found = Vec::new();
+    for rel in rust_files()
+        .into_iter()
+        .filter(|r| r.starts_with("runtime/loader/src"))
+    {
+        let arms = hooks::hand_written_arms(&read(&rel)).unwrap_or_else(|e| panic!("{e}"));
+        found.extend(arms.into_iter().map(|a| format!("{}:{a}", rel.display())));
+    }
+    assert!(
+        found.is_empty(),
+        "hand-written name→function arms in the loader: add the row to \
+         generator/src/policy.rs `LOADER_HOOKS`, regenerate, and call `loader_hooks!`:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_hook_arm_check_sees_hand_written_arms() {
+    let text = "fn h(n: &[u8]) -> u8 {\n    match n {\n        b\"other\" => 0,\n        \
+                b\"vkA\" | b\"vkAKHR\" => 1,\n        b\"vkB\" => 2,\n        _ => 3,\n    }\n}\n\
+                const S: &str = \"b\\\"vkC\\\" => 4\";\n";
+    assert_eq!(
+        hooks::hand_written_arms(text).unwrap(),
+        ["4: b\"vkA\"", "5: b\"vkB\""]
+    );
 }
 
 #[test]
@@ -830,7 +900,7 @@ fn the_tidy_allow_lists_hold_no_stale_entries() {
     let root = workspace_root();
     let mut in_cycles = BTreeSet::new();
     for crate_root in crate_roots() {
-        let g = modules::Graph::of_crate(&crate_root, &root);
+        let g = modules::Graph::of_crate(&crate_root, &root, &hook_tables());
         for comp in modules::cycles(&g.edges) {
             in_cycles.extend(comp.iter().map(|m| g.files[m].display().to_string()));
         }
@@ -866,7 +936,7 @@ fn print_ceilings() {
     println!("--- module_cycle_ceilings.in");
     let root = workspace_root();
     for crate_root in crate_roots() {
-        let g = modules::Graph::of_crate(&crate_root, &root);
+        let g = modules::Graph::of_crate(&crate_root, &root, &hook_tables());
         let rel = crate_root
             .strip_prefix(&root)
             .unwrap_or(&crate_root)

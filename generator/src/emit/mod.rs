@@ -12,6 +12,7 @@ pub mod entries;
 pub mod extensions;
 pub mod features;
 pub mod formats;
+pub mod hooks;
 pub mod limits;
 pub mod pfn;
 pub mod phf;

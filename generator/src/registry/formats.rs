@@ -9,8 +9,8 @@
 
 use roxmltree::Node;
 
-use super::clip;
 use super::parse::Cx;
+use super::text::clip;
 use crate::error::Result;
 use crate::model::{Format, FormatComponent, FormatPlane};
 

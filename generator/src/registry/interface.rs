@@ -5,8 +5,11 @@
 
 use roxmltree::Node;
 
+use super::compare::same;
 use super::parse::{api_list, api_matches, Cx};
-use super::{clip, depends, features, parse_c_literal, same};
+use super::text::clip;
+use super::values::parse_c_literal;
+use super::{depends, features};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;

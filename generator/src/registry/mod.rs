@@ -12,6 +12,7 @@
 //! whole, and `values.rs` evaluates the integers vk.xml writes as C text.
 
 pub mod cdecl;
+mod compare;
 pub mod depends;
 mod features;
 mod formats;
@@ -25,7 +26,7 @@ mod values;
 
 pub use overlay::{overlay_and_finish, overlay_from, OVERLAY_EXTENSION};
 pub use parse::parse_str;
-pub use text::{LineIndex, MAX_ATTRIBUTES};
+pub use text::{sha256_hex, LineIndex, MAX_ATTRIBUTES};
 pub use values::{
     array_len, constant_value, enum_value, parse_c_int, parse_c_literal, CInt, MAX_ARRAY_LEN,
     MAX_LITERAL_LEN,
@@ -57,15 +58,6 @@ pub fn load(vk_xml: &Path, overlay: Option<&Path>) -> Result<Loaded> {
         finish(&mut registry, vk_xml, &mut warnings)?;
     }
     Ok(Loaded { registry, warnings })
-}
-
-/// Lower-case hex SHA-256 of `bytes` (what `sha256sum` prints).
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Largest registry file vkgen reads (vk.xml 1.4 is about 3.3 MB).
@@ -120,22 +112,6 @@ pub fn decode<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str> {
             message: format!("invalid UTF-8 (byte 0x{:02x})", bytes[e.valid_up_to()]),
         }
     })
-}
-
-/// Whether two definitions are the same once `strip` has cleared where each was written.
-fn same<T: Clone + PartialEq>(a: &T, b: &T, strip: impl Fn(&mut T)) -> bool {
-    let (mut a, mut b) = (a.clone(), b.clone());
-    strip(&mut a);
-    strip(&mut b);
-    a == b
-}
-
-/// At most 80 characters of `s`, for messages about hostile input.
-fn clip(s: &str) -> String {
-    match s.char_indices().nth(80) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
-    }
 }
 
 /// Where a registry came from, reported to the user.

@@ -5,8 +5,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use super::compare::same;
+use super::text::clip;
 use super::validate::finish;
-use super::{clip, same};
+use super::values::enum_value;
 use crate::error::{Error, Result};
 use crate::model::*;
 
@@ -89,13 +91,13 @@ fn check_overlay_values(reg: &Registry, base_path: &Path, over_path: &Path) -> R
             .values
             .iter()
             .filter(|v| !mine(v) && !matches!(v.value, EnumVal::Alias(_)))
-            .filter_map(|v| Some((super::enum_value(g, &v.value, 0)?, v)))
+            .filter_map(|v| Some((enum_value(g, &v.value, 0)?, v)))
             .collect();
         for v in g.values.iter().filter(|v| mine(v)) {
             if matches!(v.value, EnumVal::Alias(_)) {
                 continue;
             }
-            let Some(n) = super::enum_value(g, &v.value, 0) else {
+            let Some(n) = enum_value(g, &v.value, 0) else {
                 continue;
             };
             if let Some(other) = theirs.get(&n).filter(|o| o.name != v.name) {

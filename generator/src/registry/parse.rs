@@ -6,8 +6,12 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use super::text::{attribute_bomb, normalize_newlines};
-use super::{array_len, cdecl, clip, same, sections, sha256_hex, LineIndex, MAX_ATTRIBUTES};
+use super::compare::same;
+use super::text::{
+    attribute_bomb, clip, normalize_newlines, sha256_hex, LineIndex, MAX_ATTRIBUTES,
+};
+use super::values::array_len;
+use super::{cdecl, sections};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;

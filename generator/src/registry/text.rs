@@ -161,6 +161,23 @@ pub(super) fn attribute_bomb(text: &[u8]) -> Option<usize> {
     None
 }
 
+/// At most 80 characters of `s`, for messages about hostile input.
+pub(super) fn clip(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+/// Lower-case hex SHA-256 of `bytes` (what `sha256sum` prints).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::{array_len, clip};
+use super::text::clip;
+use super::values::array_len;
 use crate::error::{Error, Result};
 use crate::model::*;
 

@@ -2,7 +2,7 @@
 //! through their aliases, array dimensions, enumerants through their aliases. Pure functions over
 //! strings and the model, used by the parser, the checks and the emitters alike.
 
-use super::clip;
+use super::text::clip;
 use crate::model::*;
 
 /// C integer literals as vk.xml writes them: `42`, `0x7FFFFFFF`, `-1`, `(~0U)`, `(~0ULL)`, `(~0U-1)`,

@@ -14,7 +14,12 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
 
+use super::hooks::called_table;
 use super::syntax::{is_cfg_test, item_attrs};
+
+/// Paths a macro call names that its tokens do not show: `loader_hooks!(<table>, …)` names the
+/// functions of its generated table (`tidy/hooks.rs`), table name → paths.
+pub type MacroPaths = BTreeMap<String, Vec<Vec<String>>>;
 
 /// Files by their module path (`crate`, `crate::a::b`), and the arrows between them.
 #[derive(Debug, Default)]
@@ -121,12 +126,13 @@ impl<'ast> Visit<'ast> for Declarations<'_> {
 }
 
 /// Gathers the module paths a file names, each as written plus the module it was written in.
-struct Names {
+struct Names<'m> {
+    hooks: &'m MacroPaths,
     module: Vec<String>,
     found: Vec<(Vec<String>, Vec<String>)>,
 }
 
-impl Names {
+impl Names<'_> {
     fn add(&mut self, segments: Vec<String>) {
         if !segments.is_empty() {
             self.found.push((self.module.clone(), segments));
@@ -201,7 +207,7 @@ impl Names {
     }
 }
 
-impl<'ast> Visit<'ast> for Names {
+impl<'ast> Visit<'ast> for Names<'_> {
     fn visit_item(&mut self, item: &'ast syn::Item) {
         if is_cfg_test(item_attrs(item)) {
             return;
@@ -241,7 +247,12 @@ impl<'ast> Visit<'ast> for Names {
             name.as_deref(),
             Some("quote" | "quote_spanned" | "parse_quote" | "macro_rules")
         );
-        if !generated {
+        if name.as_deref() == Some("loader_hooks") {
+            let rows = called_table(m.tokens.clone()).and_then(|t| self.hooks.get(&t));
+            for path in rows.into_iter().flatten() {
+                self.add(path.clone());
+            }
+        } else if !generated {
             self.tokens(m.tokens.clone());
         }
         visit::visit_macro(self, m);
@@ -249,8 +260,9 @@ impl<'ast> Visit<'ast> for Names {
 }
 
 impl Graph {
-    /// The graph of the crate whose root file is `root` (absolute; names are relative to `base`).
-    pub fn of_crate(root: &Path, base: &Path) -> Graph {
+    /// The graph of the crate whose root file is `root` (absolute; names are relative to `base`),
+    /// with the paths `hooks` says `loader_hooks!` calls name.
+    pub fn of_crate(root: &Path, base: &Path, hooks: &MacroPaths) -> Graph {
         let mut g = Graph::default();
         let mut parsed = Vec::new();
         let mut queue = vec![(vec!["crate".to_string()], root.to_path_buf())];
@@ -287,6 +299,7 @@ impl Graph {
         }
         for (key, module, ast) in parsed {
             let mut n = Names {
+                hooks,
                 module,
                 found: Vec::new(),
             };

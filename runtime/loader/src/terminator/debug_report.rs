@@ -22,7 +22,7 @@ use crate::dispatch_data::instance_data;
 pub use crate::dispatch_data::term::Callbacks;
 use crate::dispatch_data::term::Node;
 use crate::dispatch_data::{DriverInstance, TermInstance};
-use crate::ffi::{guard, to_void};
+use crate::ffi::guard;
 use crate::host_alloc::{oom, HostAllocator, HostBox, HostVec};
 use vkgen_generated::vk;
 
@@ -113,16 +113,12 @@ pub(crate) fn hook(term: &TermInstance, name: &CStr) -> Option<vk::PFN_vkVoidFun
     {
         return None;
     }
-    Some(match name.to_bytes() {
-        b"vkCreateDebugReportCallbackEXT" => {
-            to_void(create as vk::PFN_vkCreateDebugReportCallbackEXT)
-        }
-        b"vkDestroyDebugReportCallbackEXT" => {
-            to_void(destroy as vk::PFN_vkDestroyDebugReportCallbackEXT)
-        }
-        b"vkDebugReportMessageEXT" => to_void(message as vk::PFN_vkDebugReportMessageEXT),
-        _ => return None,
-    })
+    provided(name)
+}
+
+/// The loader's function for `name` when it is one of the extension's commands.
+pub(super) fn provided(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    vkgen_generated::loader_hooks!(debug_report, name)
 }
 
 /// A message from the loader itself about `object` (a `VkPhysicalDevice`, `VkDevice`, ... of

@@ -27,8 +27,7 @@ pub use crate::dispatch_data::{DriverInstance, TermInstance};
 use crate::driver_handles::slot_of;
 use crate::extensions::{self, ExtensionSet};
 use crate::ffi::{
-    app_api_version, cstr, enumerate, fill_array, guard, guard_result, name_list, to_void,
-    version_string,
+    app_api_version, cstr, enumerate, fill_array, guard, guard_result, name_list, version_string,
 };
 use crate::host_alloc::{try_box, try_collect, HostAllocator, HostBox, HostVec};
 use crate::init::{self, DriverEntry};
@@ -726,20 +725,15 @@ unsafe fn driver_groups(
 pub(crate) fn fan_out_hook(term: &TermInstance, name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
     let needs = |id: ExtensionId| term.enabled_extensions.contains(id);
     let debug_utils = ext::lookup(c"VK_EXT_debug_utils")?;
-    let f = match name.to_bytes() {
-        b"vkCreateDebugUtilsMessengerEXT" if needs(debug_utils) => to_void(
-            super::fan_out::create_debug_utils_messenger as vk::PFN_vkCreateDebugUtilsMessengerEXT,
-        ),
-        b"vkDestroyDebugUtilsMessengerEXT" if needs(debug_utils) => to_void(
-            super::fan_out::destroy_debug_utils_messenger
-                as vk::PFN_vkDestroyDebugUtilsMessengerEXT,
-        ),
-        b"vkSubmitDebugUtilsMessageEXT" if needs(debug_utils) => to_void(
-            super::fan_out::submit_debug_utils_message as vk::PFN_vkSubmitDebugUtilsMessageEXT,
-        ),
-        _ => return None,
-    };
-    Some(f)
+    if !needs(debug_utils) {
+        return None;
+    }
+    fan_out_functions(name)
+}
+
+/// The loader's fan-out function for `name` when it is one of `VK_EXT_debug_utils`' commands.
+pub(super) fn fan_out_functions(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+    vkgen_generated::loader_hooks!(fan_out, name)
 }
 
 /// `vkEnumerateInstanceExtensionProperties` at the bottom of a chain (layers calling down before

@@ -249,55 +249,101 @@ fn device_hook_enabled(name: &CStr, data: &DeviceData) -> bool {
 /// The hooks that work without an instance: global commands and the commands whose
 /// terminator must see every call, by name.
 fn hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
-    let f = match name.to_bytes() {
-        b"vkGetInstanceProcAddr" => {
-            to_void(get_instance_proc_addr as vk::PFN_vkGetInstanceProcAddr)
-        }
-        b"vkCreateInstance" => to_void(instance::create_instance as vk::PFN_vkCreateInstance),
-        b"vkEnumerateInstanceExtensionProperties" => to_void(
-            instance::enumerate_instance_extension_properties
-                as vk::PFN_vkEnumerateInstanceExtensionProperties,
-        ),
-        b"vkEnumerateInstanceLayerProperties" => to_void(
-            instance::enumerate_instance_layer_properties
-                as vk::PFN_vkEnumerateInstanceLayerProperties,
-        ),
-        b"vkEnumerateInstanceVersion" => {
-            to_void(instance::enumerate_instance_version as vk::PFN_vkEnumerateInstanceVersion)
-        }
-        b"vkDestroyInstance" => to_void(instance::destroy_instance as vk::PFN_vkDestroyInstance),
-        b"vkEnumeratePhysicalDevices" => {
-            to_void(instance::enumerate_physical_devices as vk::PFN_vkEnumeratePhysicalDevices)
-        }
-        b"vkEnumeratePhysicalDeviceGroups" | b"vkEnumeratePhysicalDeviceGroupsKHR" => to_void(
-            instance::enumerate_physical_device_groups as vk::PFN_vkEnumeratePhysicalDeviceGroups,
-        ),
-        b"vkCreateDevice" => to_void(device::create_device as vk::PFN_vkCreateDevice),
-        b"vkEnumerateDeviceExtensionProperties" => to_void(
-            physical_device::enumerate_device_extension_properties
-                as vk::PFN_vkEnumerateDeviceExtensionProperties,
-        ),
-        b"vkEnumerateDeviceLayerProperties" => to_void(
-            physical_device::enumerate_device_layer_properties
-                as vk::PFN_vkEnumerateDeviceLayerProperties,
-        ),
-        _ => return crate::wsi::instance_hook(name).or_else(|| device_hook(name)),
-    };
-    Some(f)
+    vkgen_generated::loader_hooks!(terminator_instance, name)
+        .or_else(|| crate::wsi::instance_hook(name))
+        .or_else(|| device_hook(name))
 }
 
 /// The device-level hooks (`vkGetDeviceQueue2` is handled by the callers, which know whether
 /// the driver has it).
 fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
-    let f = match name.to_bytes() {
-        b"vkGetDeviceProcAddr" => to_void(get_device_proc_addr as vk::PFN_vkGetDeviceProcAddr),
-        b"vkDestroyDevice" => to_void(device::destroy_device as vk::PFN_vkDestroyDevice),
-        b"vkGetDeviceQueue" => to_void(device::get_device_queue as vk::PFN_vkGetDeviceQueue),
-        b"vkGetDeviceQueue2" => to_void(device::get_device_queue2 as vk::PFN_vkGetDeviceQueue2),
-        b"vkAllocateCommandBuffers" => {
-            to_void(device::allocate_command_buffers as vk::PFN_vkAllocateCommandBuffers)
+    vkgen_generated::loader_hooks!(terminator_device, name)
+        .or_else(|| crate::wsi::device_hook(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use vkgen_generated::hooks::LOADER_HOOKS;
+    use vkgen_generated::loader_hooks;
+
+    use super::*;
+
+    unsafe extern "system" fn driver_function() {}
+
+    fn addr(f: Option<vk::PFN_vkVoidFunction>) -> Option<usize> {
+        f.flatten().map(|f| f as usize)
+    }
+
+    /// Every name of every generated table (`policy::LOADER_HOOKS`) that this build compiles
+    /// answers a function through the lookup the loader asks that table through; names of one
+    /// function answer the same one (`vkEnumeratePhysicalDeviceGroups` and its KHR alias).
+    #[test]
+    fn every_generated_hook_name_answers_a_function() {
+        let driver: vk::PFN_vkVoidFunction = Some(driver_function);
+        type Lookup<'a> = &'a dyn Fn(&CStr) -> Option<usize>;
+        let tables: [(&str, &[&CStr], Lookup); 7] = [
+            ("fan_out", loader_hooks!(names fan_out), &|n| {
+                addr(instance::fan_out_functions(n))
+            }),
+            (
+                "terminator_instance",
+                loader_hooks!(names terminator_instance),
+                &|n| addr(hook(n)),
+            ),
+            (
+                "terminator_device",
+                loader_hooks!(names terminator_device),
+                &|n| addr(device_hook(n)),
+            ),
+            ("wsi_instance", loader_hooks!(names wsi_instance), &|n| {
+                addr(crate::wsi::instance_hook(n)).filter(|&a| addr(hook(n)) == Some(a))
+            }),
+            ("wsi_device", loader_hooks!(names wsi_device), &|n| {
+                addr(device_hook(n))
+            }),
+            ("debug_report", loader_hooks!(names debug_report), &|n| {
+                addr(debug_report::provided(n))
+            }),
+            ("queue_family", loader_hooks!(names queue_family), &|n| {
+                let ours = queue_family::wrap(n, driver).map(|f| f as usize);
+                ours.filter(|&a| Some(a) != driver.map(|d| d as usize))
+            }),
+        ];
+        for row in LOADER_HOOKS {
+            assert!(
+                tables.iter().any(|t| t.0 == row.table),
+                "table {} has no lookup in this test",
+                row.table
+            );
         }
-        _ => return crate::wsi::device_hook(name),
-    };
-    Some(f)
+        let mut by_function: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        let mut answered = 0;
+        for (table, names, lookup) in tables {
+            let rows: Vec<_> = LOADER_HOOKS.iter().filter(|h| h.table == table).collect();
+            for row in rows.iter().filter(|r| r.cfg.is_none()) {
+                assert!(
+                    names.contains(&row.command),
+                    "{table}: {:?} not compiled",
+                    row.command
+                );
+            }
+            for &name in names {
+                let row = rows.iter().find(|r| r.command == name);
+                let row = row.unwrap_or_else(|| panic!("{table}: {name:?} is no row"));
+                let f = lookup(name).unwrap_or_else(|| panic!("{table}: {name:?} answers nothing"));
+                by_function.entry(row.function).or_default().insert(f);
+                answered += 1;
+            }
+        }
+        assert!(answered >= 40, "only {answered} names answered");
+        for (function, addrs) in by_function {
+            assert_eq!(addrs.len(), 1, "{function} answers as {addrs:?}");
+        }
+        assert!(hook(c"vkCreateFence").is_none());
+        assert!(debug_report::provided(c"vkCreateFence").is_none());
+        let passed = queue_family::wrap(c"vkCreateFence", driver).map(|f| f as usize);
+        assert_eq!(passed, driver.map(|d| d as usize));
+    }
 }

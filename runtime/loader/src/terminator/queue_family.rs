@@ -6,7 +6,7 @@
 use std::ffi::CStr;
 
 use crate::driver_handles::resolve;
-use crate::ffi::{guard, to_void};
+use crate::ffi::guard;
 use vkgen_generated::vk;
 
 /// The most queue families one driver's count query may report to the application.
@@ -16,18 +16,7 @@ const MAX_QUEUE_FAMILIES: u32 = 1024;
 /// driver's own function, which the hook calls through the driver's table); `driver` otherwise.
 pub(super) fn wrap(name: &CStr, driver: vk::PFN_vkVoidFunction) -> vk::PFN_vkVoidFunction {
     driver?;
-    match name.to_bytes() {
-        b"vkGetPhysicalDeviceQueueFamilyProperties" => to_void(
-            get_physical_device_queue_family_properties
-                as vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties,
-        ),
-        b"vkGetPhysicalDeviceQueueFamilyProperties2"
-        | b"vkGetPhysicalDeviceQueueFamilyProperties2KHR" => to_void(
-            get_physical_device_queue_family_properties2
-                as vk::PFN_vkGetPhysicalDeviceQueueFamilyProperties2,
-        ),
-        _ => driver,
-    }
+    vkgen_generated::loader_hooks!(queue_family, name).unwrap_or(driver)
 }
 
 /// Bounds the count the driver `driver` wrote: at most `capacity` where the application passed

@@ -87,116 +87,13 @@ use vkgen_generated::vk;
 
 /// The loader's WSI functions for instance and physical-device commands, by name.
 pub fn instance_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
-    use surface as s;
-    let f = match name.to_bytes() {
-        b"vkCreateAndroidSurfaceKHR" => {
-            to_void(s::create_android_surface as vk::PFN_vkCreateAndroidSurfaceKHR)
-        }
-        #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        b"vkCreateXcbSurfaceKHR" => {
-            to_void(desktop::create_xcb_surface as vk::PFN_vkCreateXcbSurfaceKHR)
-        }
-        #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        b"vkCreateXlibSurfaceKHR" => {
-            to_void(desktop::create_xlib_surface as vk::PFN_vkCreateXlibSurfaceKHR)
-        }
-        #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        b"vkCreateWaylandSurfaceKHR" => {
-            to_void(desktop::create_wayland_surface as vk::PFN_vkCreateWaylandSurfaceKHR)
-        }
-        #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        b"vkGetPhysicalDeviceWaylandPresentationSupportKHR" => to_void(
-            desktop::wayland_presentation_support
-                as vk::PFN_vkGetPhysicalDeviceWaylandPresentationSupportKHR,
-        ),
-        #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        b"vkGetPhysicalDeviceXcbPresentationSupportKHR" => to_void(
-            desktop::xcb_presentation_support
-                as vk::PFN_vkGetPhysicalDeviceXcbPresentationSupportKHR,
-        ),
-        #[cfg(all(feature = "desktop", not(target_os = "android")))]
-        b"vkGetPhysicalDeviceXlibPresentationSupportKHR" => to_void(
-            desktop::xlib_presentation_support
-                as vk::PFN_vkGetPhysicalDeviceXlibPresentationSupportKHR,
-        ),
-        b"vkDestroySurfaceKHR" => to_void(s::destroy_surface as vk::PFN_vkDestroySurfaceKHR),
-        b"vkGetPhysicalDeviceSurfaceSupportKHR" => {
-            to_void(s::surface_support as vk::PFN_vkGetPhysicalDeviceSurfaceSupportKHR)
-        }
-        b"vkGetPhysicalDeviceSurfaceCapabilitiesKHR" => {
-            to_void(s::surface_capabilities as vk::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR)
-        }
-        b"vkGetPhysicalDeviceSurfaceCapabilities2KHR" => {
-            to_void(s::surface_capabilities2 as vk::PFN_vkGetPhysicalDeviceSurfaceCapabilities2KHR)
-        }
-        b"vkGetPhysicalDeviceSurfaceFormatsKHR" => {
-            to_void(s::surface_formats as vk::PFN_vkGetPhysicalDeviceSurfaceFormatsKHR)
-        }
-        b"vkGetPhysicalDeviceSurfaceFormats2KHR" => {
-            to_void(s::surface_formats2 as vk::PFN_vkGetPhysicalDeviceSurfaceFormats2KHR)
-        }
-        b"vkGetPhysicalDeviceSurfacePresentModesKHR" => {
-            to_void(s::surface_present_modes as vk::PFN_vkGetPhysicalDeviceSurfacePresentModesKHR)
-        }
-        b"vkGetPhysicalDevicePresentRectanglesKHR" => {
-            to_void(s::present_rectangles as vk::PFN_vkGetPhysicalDevicePresentRectanglesKHR)
-        }
-        b"vkCreateHeadlessSurfaceEXT" => {
-            to_void(layer_compat::create_headless_surface as vk::PFN_vkCreateHeadlessSurfaceEXT)
-        }
-        // Only the core name, as AOSP intercepts it: `vkGetPhysicalDeviceFeatures2KHR` is the
-        // driver's own.
-        b"vkGetPhysicalDeviceFeatures2" => {
-            to_void(physical_device_features2 as vk::PFN_vkGetPhysicalDeviceFeatures2)
-        }
-        _ => return None,
-    };
-    Some(f)
+    vkgen_generated::loader_hooks!(wsi_instance, name)
 }
 
 /// The loader's WSI functions for device commands, by name (`vkBindImageMemory2` is routed by
 /// the terminator, which knows whether the device has WSI).
 pub fn device_hook(name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
-    use swapchain as sc;
-    let f = match name.to_bytes() {
-        b"vkCreateSwapchainKHR" => {
-            to_void(swapchain_create::create_swapchain as vk::PFN_vkCreateSwapchainKHR)
-        }
-        b"vkDestroySwapchainKHR" => to_void(sc::destroy_swapchain as vk::PFN_vkDestroySwapchainKHR),
-        b"vkGetSwapchainImagesKHR" => {
-            to_void(sc::get_swapchain_images as vk::PFN_vkGetSwapchainImagesKHR)
-        }
-        b"vkAcquireNextImageKHR" => {
-            to_void(sc::acquire_next_image as vk::PFN_vkAcquireNextImageKHR)
-        }
-        b"vkAcquireNextImage2KHR" => {
-            to_void(sc::acquire_next_image2 as vk::PFN_vkAcquireNextImage2KHR)
-        }
-        b"vkQueuePresentKHR" => to_void(present::queue_present as vk::PFN_vkQueuePresentKHR),
-        b"vkGetSwapchainStatusKHR" => {
-            to_void(sc::get_swapchain_status as vk::PFN_vkGetSwapchainStatusKHR)
-        }
-        b"vkReleaseSwapchainImagesEXT" => {
-            to_void(sc::release_swapchain_images as vk::PFN_vkReleaseSwapchainImagesEXT)
-        }
-        b"vkGetDeviceGroupPresentCapabilitiesKHR" => to_void(
-            surface::device_group_present_capabilities
-                as vk::PFN_vkGetDeviceGroupPresentCapabilitiesKHR,
-        ),
-        b"vkGetDeviceGroupSurfacePresentModesKHR" => to_void(
-            surface::device_group_surface_present_modes
-                as vk::PFN_vkGetDeviceGroupSurfacePresentModesKHR,
-        ),
-        b"vkGetRefreshCycleDurationGOOGLE" => {
-            to_void(timing::refresh_cycle_duration as vk::PFN_vkGetRefreshCycleDurationGOOGLE)
-        }
-        b"vkGetPastPresentationTimingGOOGLE" => {
-            to_void(timing::past_presentation_timing as vk::PFN_vkGetPastPresentationTimingGOOGLE)
-        }
-        b"vkSetHdrMetadataEXT" => to_void(present::set_hdr_metadata as vk::PFN_vkSetHdrMetadataEXT),
-        _ => return None,
-    };
-    Some(f)
+    vkgen_generated::loader_hooks!(wsi_device, name)
 }
 
 /// The `vkBindImageMemory2` hook (see [`swapchain::bind_image_memory2`]).

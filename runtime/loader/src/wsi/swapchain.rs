@@ -596,7 +596,7 @@ pub unsafe extern "system" fn get_swapchain_status(
 /// Vulkan's contract for the command.
 pub unsafe extern "system" fn release_swapchain_images(
     _device: vk::Device,
-    info: *const vk::ReleaseSwapchainImagesInfoEXT<'_>,
+    info: *const vk::ReleaseSwapchainImagesInfoKHR,
 ) -> vk::Result {
     let _trace = crate::trace::section("ReleaseSwapchainImagesEXT");
     guard(
