@@ -108,7 +108,10 @@ fn parent() {
     );
     let pairs = [
         (env_for("ours", &ours, &timed, "timed.json"), Vec::new()),
-        (env_for("khronos", &khronos, &timed, "timed.json"), Vec::new()),
+        (
+            env_for("khronos", &khronos, &timed, "timed.json"),
+            Vec::new(),
+        ),
     ];
     let mut results = pairs;
     for round in 0..rounds {
@@ -189,7 +192,9 @@ fn print_table(ours: &[Value], khronos: &[Value], counts: &[Value; 2], rounds: u
          samples); [min–max over rounds]"
     );
     println!();
-    println!("| measurement | ours | Khronos (Debian libvulkan.so.1) | ours / Khronos | goal | met |");
+    println!(
+        "| measurement | ours | Khronos (Debian libvulkan.so.1) | ours / Khronos | goal | met |"
+    );
     println!("|---|---|---|---|---|---|");
     for (what, key, goal) in [
         (
@@ -335,7 +340,10 @@ fn child(which: &str) {
         let mut count = 1u32;
         let mut phys = vk::PhysicalDevice::null();
         let r = (cmds.enumerate)(inst, &mut count, &mut phys);
-        assert!(r == vk::Result::SUCCESS || r == vk::Result::INCOMPLETE, "{r:?}");
+        assert!(
+            r == vk::Result::SUCCESS || r == vk::Result::INCOMPLETE,
+            "{r:?}"
+        );
         assert_eq!(count, 1, "{which}: one physical device");
         phys
     };
@@ -445,9 +453,9 @@ fn child(which: &str) {
         (0..n).for_each(|_| cycle());
     } else {
         let cycle_us = per_iteration(|n| (0..n).for_each(|_| cycle())) / 1000.0;
-        let instance_us = per_iteration(|n| {
-            (0..n).for_each(|_| destroy(create_instance(), vk::Device::null()))
-        }) / 1000.0;
+        let instance_us =
+            per_iteration(|n| (0..n).for_each(|_| destroy(create_instance(), vk::Device::null())))
+                / 1000.0;
         result["cycle_us"] = json!(cycle_us);
         result["instance_us"] = json!(instance_us);
         result["device_us"] = json!(cycle_us - instance_us);

@@ -75,9 +75,9 @@ pub(super) unsafe fn create_host_device(
         )
     });
     // SAFETY: `device` is what the ICD's vkCreateDevice just returned with `p_allocator`.
-    if let Err(r) = unsafe {
-        check_new_device(gdpa, device, p_allocator, loaded.as_ref().map(|l| &l.1))
-    } {
+    if let Err(r) =
+        unsafe { check_new_device(gdpa, device, p_allocator, loaded.as_ref().map(|l| &l.1)) }
+    {
         return r;
     }
     // `check_new_device` refused a null device, so the table was loaded; every command ash
@@ -523,11 +523,7 @@ pub(super) unsafe fn create_host_instance(
     };
     registry_mut().instances.insert(
         vk::Handle::as_raw(instance),
-        Arc::new(HostInstance {
-            fns,
-            answers,
-            slot,
-        }),
+        Arc::new(HostInstance { fns, answers, slot }),
     );
     // SAFETY: `p_instance` is the application's vkCreateInstance output, valid for a write.
     unsafe { *p_instance = instance };

@@ -274,11 +274,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let f = match level {
             Level::Device => {
                 let dev = registry().devices.get(&handle).cloned()?;
-                match dev.answers.get(name) {
-                    Some(f) => f,
-                    // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
-                    None => unsafe { (dev.gdpa)(dev.handle, name.as_ptr()) },
-                }
+                dev.proc_addr(name)
             }
             _ => {
                 // Without a vk_icdGetPhysicalDeviceProcAddr, the physical-device lookup below

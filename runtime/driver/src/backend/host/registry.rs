@@ -119,6 +119,18 @@ pub(super) struct HostDevice {
     pub(super) sync: Option<sync_fd::SyncEmulation>,
 }
 
+impl HostDevice {
+    /// The ICD's `vkGetDeviceProcAddr(name)` for this device: as recorded while its table was
+    /// loaded ([`Answers`]), else asked now.
+    pub(super) fn proc_addr(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
+        match self.answers.get(name) {
+            Some(f) => f,
+            // SAFETY: the host's vkGetDeviceProcAddr with its own live device and a C string.
+            None => unsafe { (self.gdpa)(self.handle, name.as_ptr()) },
+        }
+    }
+}
+
 pub(super) enum AnbImage {
     /// Created for a swapchain; the buffer arrives with `vkBindImageMemory2`.
     Pending,
