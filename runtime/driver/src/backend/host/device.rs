@@ -74,10 +74,9 @@ pub(super) unsafe fn create_host_device(
             |load| unsafe { ash::Device::load_with(|name| load(name), device) },
         )
     });
+    let answers = loaded.as_ref().map(|l| &l.1);
     // SAFETY: `device` is what the ICD's vkCreateDevice just returned with `p_allocator`.
-    if let Err(r) =
-        unsafe { check_new_device(gdpa, device, p_allocator, loaded.as_ref().map(|l| &l.1)) }
-    {
+    if let Err(r) = unsafe { check_new_device(gdpa, device, p_allocator, answers) } {
         return r;
     }
     // `check_new_device` refused a null device, so the table was loaded; every command ash
