@@ -328,14 +328,14 @@ fn child(which: &str) {
         .queue_priorities(&priorities)];
     let device_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
 
-    // SAFETY (all calls below): valid create infos that outlive the calls; every object created
-    // is destroyed, children first.
+    // SAFETY: a valid create info that outlives the call and a writable handle.
     let create_instance = || unsafe {
         let mut inst = vk::Instance::null();
         let r = (cmds.create_instance)(&instance_info, std::ptr::null(), &mut inst);
         assert_eq!(r, vk::Result::SUCCESS, "{which}: vkCreateInstance");
         inst
     };
+    // SAFETY: `inst` is a live instance; the count and array are valid.
     let first_device = |inst| unsafe {
         let mut count = 1u32;
         let mut phys = vk::PhysicalDevice::null();
@@ -347,12 +347,14 @@ fn child(which: &str) {
         assert_eq!(count, 1, "{which}: one physical device");
         phys
     };
+    // SAFETY: a physical device of a live instance and a create info that outlives the call.
     let create_device = |phys| unsafe {
         let mut d = vk::Device::null();
         let r = (cmds.create_device)(phys, &device_info, std::ptr::null(), &mut d);
         assert_eq!(r, vk::Result::SUCCESS, "{which}: vkCreateDevice");
         d
     };
+    // SAFETY: objects created above, destroyed once, the device before its instance.
     let destroy = |inst, d| unsafe {
         if d != vk::Device::null() {
             (cmds.destroy_device)(d, std::ptr::null());

@@ -207,8 +207,8 @@ fn recorded_names(library: &Path, what: &str) -> Vec<String> {
         )
     };
     let names = (0..count())
-        // SAFETY: the fixture returns its recorded, NUL-terminated name.
         .map(|i| {
+            // SAFETY: the fixture returns its recorded, NUL-terminated name.
             unsafe { CStr::from_ptr(name(i)) }
                 .to_string_lossy()
                 .into_owned()
