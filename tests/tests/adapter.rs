@@ -181,3 +181,98 @@ fn a_loader_copied_without_its_host_driver_warns_once_naming_the_paths_searched(
         );
     }
 }
+
+/// The names a fixture counter pair (`fixture_<what>_count` / `fixture_<what>_name`) recorded,
+/// then reset.
+fn recorded_names(library: &Path, what: &str) -> Vec<String> {
+    let c = std::ffi::CString::new(library.to_str().unwrap()).unwrap();
+    // SAFETY: the fixture is already loaded by our loader (RTLD_NOLOAD runs no initialiser).
+    let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+    assert!(!handle.is_null(), "the fixture ICD is not loaded");
+    let sym = |s: &str| {
+        let s = std::ffi::CString::new(format!("fixture_{what}_{s}")).unwrap();
+        // SAFETY: a live handle and a C string.
+        let p = unsafe { libc::dlsym(handle, s.as_ptr()) };
+        assert!(!p.is_null(), "{s:?} missing");
+        p
+    };
+    // SAFETY: the fixture defines these as `int (void)`, `const char* (int)` and `int (void)`.
+    let (count, name, reset) = unsafe {
+        (
+            std::mem::transmute::<*mut libc::c_void, extern "C" fn() -> i32>(sym("count")),
+            std::mem::transmute::<*mut libc::c_void, extern "C" fn(i32) -> *const libc::c_char>(
+                sym("name"),
+            ),
+            std::mem::transmute::<*mut libc::c_void, extern "C" fn() -> i32>(sym("reset")),
+        )
+    };
+    let names = (0..count())
+        .map(|i| {
+            // SAFETY: the fixture returns its recorded, NUL-terminated name.
+            unsafe { CStr::from_ptr(name(i)) }
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    reset();
+    // SAFETY: balances the dlopen above.
+    unsafe { libc::dlclose(handle) };
+    names
+}
+
+/// The first name `names` holds twice.
+fn repeated(names: &[String]) -> Option<&String> {
+    let mut seen = std::collections::HashSet::new();
+    names.iter().find(|n| !seen.insert(*n))
+}
+
+/// Issue 35: the host driver loads its tables for a new instance and device with the ICD's
+/// lookups and answers the loader's lookups of the same names from what it recorded, so an
+/// adapted ICD is asked each name at most once per instance and per device (it was asked the
+/// instance's and the device's commands two and three times), and the answers still work.
+#[test]
+fn an_adapted_icd_is_asked_each_name_once_per_instance_and_device() {
+    let root = tempfile::tempdir().unwrap();
+    let icd = fixture_icd(&["ADAPTABLE", "RECORD_GIPA", "RECORD_GDPA"]);
+    let manifest = icd_manifest(root.path(), "fixture.json", &icd);
+    let env = isolated_env(&root, &[manifest]);
+    in_child(
+        "an_adapted_icd_is_asked_each_name_once_per_instance_and_device",
+        &env,
+        || {
+            let entry = require(compute::load_entry(&paths::our_loader()));
+            // The first instance also initialises the loader (its global queries).
+            let first = compute::create_instance(&entry, &[], &[]).expect("vkCreateInstance");
+            recorded_names(&icd, "gipa");
+            let instance = compute::create_instance(&entry, &[], &[]).expect("vkCreateInstance");
+            let gipa = recorded_names(&icd, "gipa");
+            assert!(
+                gipa.contains(&"vkEnumeratePhysicalDevices".to_owned()),
+                "{gipa:?}"
+            );
+            assert_eq!(repeated(&gipa), None, "instance lookups: {gipa:?}");
+            // SAFETY: a live instance.
+            let pd = unsafe { instance.enumerate_physical_devices() }.unwrap()[0];
+            assert!(
+                has_extension(&instance, pd, ash::khr::swapchain::NAME),
+                "the adapter serves the fixture"
+            );
+            recorded_names(&icd, "gdpa");
+            let device = require(compute::create_device(&instance, pd, 0));
+            let gdpa = recorded_names(&icd, "gdpa");
+            assert!(gdpa.contains(&"vkCreateFence".to_owned()), "{gdpa:?}");
+            assert_eq!(repeated(&gdpa), None, "device lookups: {gdpa:?}");
+            // SAFETY: a live device; the fence is destroyed before it.
+            unsafe {
+                let _queue = device.get_device_queue(0, 0);
+                let fence = device
+                    .create_fence(&vk::FenceCreateInfo::default(), None)
+                    .expect("vkCreateFence");
+                device.destroy_fence(fence, None);
+            }
+            drop(device);
+            drop(instance);
+            drop(first);
+        },
+    );
+}

@@ -26,6 +26,8 @@
 //! version (invalid usage) the stub returns `VK_ERROR_FEATURE_NOT_PRESENT` or nothing, where
 //! AOSP's table holds whatever the chain answered for it.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use vkgen_generated::commands::{self, CommandId, Origin, COMMANDS};
 
 use crate::extensions::ExtensionSet;
@@ -85,6 +87,49 @@ impl TableAnswers {
     #[inline]
     pub fn recorded(&self, id: CommandId) -> Option<bool> {
         self.asked.contains(id).then(|| self.answered.contains(id))
+    }
+}
+
+/// The chain's answers to registry commands the table did not ask for (extension commands not
+/// enabled, core above the device's version), remembered from the first `vkGetDeviceProcAddr`
+/// of each, as [`TableAnswers`] remembers the table's: later lookups of the same name on the same
+/// device skip the chain's own name lookups. A direct-mapped cache of one word per entry,
+/// `(id + 1) << 48 | address`, so that a reader never sees one command's tag with another's
+/// address; an address that does not fit in 48 bits is never remembered.
+#[derive(Debug, Default)]
+pub struct LaterAnswers([AtomicU64; LATER_SLOTS]);
+
+/// Entries of a [`LaterAnswers`].
+const LATER_SLOTS: usize = 32;
+const _: () = assert!(
+    COMMANDS.len() < (1 << 16) - 1,
+    "a command id + 1 fits the tag"
+);
+
+impl LaterAnswers {
+    /// What the chain answered for `id` before, if remembered.
+    pub fn get(&self, id: CommandId) -> Option<vk::PFN_vkVoidFunction> {
+        let entry = self.0[usize::from(id.0) % LATER_SLOTS].load(Ordering::Relaxed);
+        if entry >> 48 != u64::from(id.0) + 1 {
+            return None;
+        }
+        let address = (entry & ((1 << 48) - 1)) as usize;
+        if address == 0 {
+            return Some(None);
+        }
+        // SAFETY: a non-null address `remember` stored from a `PFN_vkVoidFunction`.
+        Some(Some(unsafe {
+            std::mem::transmute::<usize, unsafe extern "system" fn()>(address)
+        }))
+    }
+
+    /// Remembers the chain's answer `f` for `id`.
+    pub fn remember(&self, id: CommandId, f: vk::PFN_vkVoidFunction) {
+        let address = f.map_or(0, |f| f as usize) as u64;
+        if address >> 48 == 0 {
+            let entry = (u64::from(id.0) + 1) << 48 | address;
+            self.0[usize::from(id.0) % LATER_SLOTS].store(entry, Ordering::Relaxed);
+        }
     }
 }
 

@@ -44,7 +44,8 @@ const PRELUDE: &str = r#"
 /// `VK_KHR_get_physical_device_properties2`. `DRIVER_API=<version>` sets the driver's and its
 /// physical device's version (default 1.1); `DEVICE_EXTENSIONS=<"name", …>` the device
 /// extensions it lists; `RECORD_GDPA` records every name its `vkGetDeviceProcAddr` is asked
-/// for (`fixture_gdpa_count()`, `fixture_gdpa_name(i)`, `fixture_gdpa_reset()`).
+/// for (`fixture_gdpa_count()`, `fixture_gdpa_name(i)`, `fixture_gdpa_reset()`), `RECORD_GIPA`
+/// the same for `vkGetInstanceProcAddr` (`fixture_gipa_*`).
 /// `fixture_live_instances()` /
 /// `fixture_live_devices()` count what is alive; `fixture_last_*` and
 /// `fixture_saw_loader_struct()` tell what the last create calls received.
@@ -56,7 +57,8 @@ const PRELUDE: &str = r#"
 /// `LIE_NULL_PROPS` (GIPA has no `vkGetPhysicalDeviceProperties{,2}`), `LIE_NULL_DEVICE_CMDS`
 /// (GDPA has no `vkGetDeviceQueue`, `vkCreateFence`, …). `ADAPTABLE` makes it an ICD the
 /// native-buffer adapter takes (`VK_EXT_external_memory_host`, the 1.1 queries, stub device
-/// commands).
+/// commands); `ALL_1_0` adds the 1.0 physical-device queries it lacks otherwise (features, image
+/// and sparse formats), which Khronos' loader requires of an ICD.
 const DRIVER_SOURCE: &str = r#"
 #ifdef BAD_MAGIC
 #define OBJECT_MAGIC 0x1234
@@ -221,6 +223,17 @@ static void ZeroProps2(VkPhysicalDevice pd, void* a, VkBaseOutStructure* out) { 
 static void FormatProps(VkPhysicalDevice pd, VkFormat f, VkFormatProperties* p) { (void)pd; (void)f; memset(p, 0, sizeof *p); }
 static void MemoryProps(VkPhysicalDevice pd, VkPhysicalDeviceMemoryProperties* p) { (void)pd; memset(p, 0, sizeof *p); }
 static VkResult DeviceStub(void) { return VK_SUCCESS; }
+/* The rest of the 1.0 physical-device queries (`ALL_1_0`): Khronos' loader requires them. */
+static void Features(VkPhysicalDevice pd, VkPhysicalDeviceFeatures* f) { (void)pd; memset(f, 0, sizeof *f); }
+static VkResult ImageFormatProps(VkPhysicalDevice pd, VkFormat f, VkImageType t, VkImageTiling ti,
+    VkImageUsageFlags u, VkImageCreateFlags c, VkImageFormatProperties* p) {
+    (void)pd; (void)f; (void)t; (void)ti; (void)u; (void)c; memset(p, 0, sizeof *p);
+    return VK_ERROR_FORMAT_NOT_SUPPORTED;
+}
+static void SparseProps(VkPhysicalDevice pd, VkFormat f, VkImageType t, VkSampleCountFlagBits s,
+    VkImageUsageFlags u, VkImageTiling ti, uint32_t* c, VkSparseImageFormatProperties* p) {
+    (void)pd; (void)f; (void)t; (void)s; (void)u; (void)ti; (void)p; *c = 0;
+}
 static void DestroyDevice(VkDevice d, const VkAllocationCallbacks* a) {
     (void)a;
     if (d) { free(d); live_devices--; }
@@ -291,8 +304,21 @@ static VkResult CreateDevice(VkPhysicalDevice pd, const VkDeviceCreateInfo* info
     return VK_SUCCESS;
 }
 static VkResult Negotiate(uint32_t* v) { if (*v > 5) *v = 5; return VK_SUCCESS; }
+/* Every name vkGetInstanceProcAddr / vk_icdGetInstanceProcAddr was asked for (`RECORD_GIPA`). */
+static char gipa_names[4096][96];
+static int gipa_count;
+EXPORT int fixture_gipa_count(void) { return gipa_count; }
+EXPORT const char* fixture_gipa_name(int i) { return i >= 0 && i < gipa_count && i < 4096 ? gipa_names[i] : NULL; }
+EXPORT int fixture_gipa_reset(void) { int n = gipa_count; gipa_count = 0; return n; }
 static PFN_vkVoidFunction GetInstanceProcAddr(VkInstance i, const char* name) {
     (void)i;
+#ifdef RECORD_GIPA
+    if (gipa_count < 4096) {
+        strncpy(gipa_names[gipa_count], name, sizeof gipa_names[0] - 1);
+        gipa_names[gipa_count][sizeof gipa_names[0] - 1] = 0;
+    }
+    gipa_count++;
+#endif
 #ifndef NO_CREATE_INSTANCE
     P(CreateInstance)
 #endif
@@ -318,6 +344,11 @@ static PFN_vkVoidFunction GetInstanceProcAddr(VkInstance i, const char* name) {
         !strcmp(name, "vkGetPhysicalDeviceExternalBufferProperties") ||
         !strcmp(name, "vkGetPhysicalDeviceExternalSemaphoreProperties") ||
         !strcmp(name, "vkGetPhysicalDeviceExternalFenceProperties")) return (PFN_vkVoidFunction)ZeroProps2;
+#endif
+#ifdef ALL_1_0
+    if (!strcmp(name, "vkGetPhysicalDeviceFeatures")) return (PFN_vkVoidFunction)Features;
+    if (!strcmp(name, "vkGetPhysicalDeviceImageFormatProperties")) return (PFN_vkVoidFunction)ImageFormatProps;
+    if (!strcmp(name, "vkGetPhysicalDeviceSparseImageFormatProperties")) return (PFN_vkVoidFunction)SparseProps;
 #endif
     P(GetPhysicalDeviceQueueFamilyProperties)
     P(EnumerateDeviceExtensionProperties) P(CreateDevice) P(GetDeviceProcAddr) P(GetInstanceProcAddr)

@@ -22,9 +22,12 @@
 //! * a name the device's table asked the chain for at `vkCreateDevice` (the commands the device
 //!   can expose, `device_table`) → the chain's answer then, from the table (NULL if it had
 //!   none), without calling down the chain again;
+//! * another registry command asked before on this device → the chain's answer then
+//!   (`device_table::LaterAnswers`);
 //! * anything else (core above the device's version, extensions not enabled, names unknown to
 //!   the registry) → the head of the device's layer chain: the driver's own function unless a
-//!   layer or the loader intercepts it.
+//!   layer or the loader intercepts it (without layers, a name the terminator would pass on
+//!   unchanged goes to the driver's `vkGetDeviceProcAddr` directly).
 
 use std::ffi::CStr;
 use std::sync::OnceLock;
@@ -103,12 +106,12 @@ pub(crate) unsafe fn device_proc_addr(
     let data = unsafe { device_data(vk::Handle::as_raw(device) as usize) }?;
     let id = commands::lookup(name);
     let info = id.map(commands::info);
-    if let Some(info) = info {
+    if let (Some(id), Some(info)) = (id, info) {
         if info.level != Level::Device {
             log::debug!("vkGetDeviceProcAddr({name:?}): not a device-level command");
             return None;
         }
-        if name == c"vkGetDeviceProcAddr" || name == c"vkDestroyDevice" {
+        if id == CommandId::GET_DEVICE_PROC_ADDR || id == CommandId::DESTROY_DEVICE {
             return exported_function(name);
         }
     }
@@ -117,10 +120,11 @@ pub(crate) unsafe fn device_proc_addr(
         // SAFETY: the terminator with this device and a C string.
         return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
     };
+    let is_hooked = id.is_some_and(|id| hooked().contains(id));
     if let (Some(id), Some(info)) = (id, info) {
         // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
         // by the enabled extensions and version; every other name is the driver's answer.
-        if hooked().contains(id) && !command_enabled(info, api) {
+        if is_hooked && !command_enabled(info, api) {
             log::debug!(
                 "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
                  and which is not core at the device's API version"
@@ -134,6 +138,40 @@ pub(crate) unsafe fn device_proc_addr(
             Some(false) => return None,
             None => {}
         }
+        // Asked before on this device: the chain's answer then.
+        if let Some(f) = api.later.get(id) {
+            return f;
+        }
+        // SAFETY: as the chain call below.
+        let f = unsafe { chain_proc_addr(device, data, api, name, is_hooked) };
+        api.later.remember(id, f);
+        return f;
+    }
+    // SAFETY: `device` is the application's live device whose data and api-level data these
+    // are, and `name` a C string.
+    unsafe { chain_proc_addr(device, data, api, name, is_hooked) }
+}
+
+/// The device chain's answer for `name` (`is_hooked`: whether it is a loader hook).
+///
+/// # Safety
+/// `device` is a live device of this loader, `data` and `api` its data, `name` a C string.
+unsafe fn chain_proc_addr(
+    device: vk::Device,
+    data: &crate::dispatch_data::DeviceData,
+    api: &ApiDevice,
+    name: &CStr,
+    is_hooked: bool,
+) -> vk::PFN_vkVoidFunction {
+    // No layers: the chain is the terminator, which passes most names to the driver as they
+    // are; those go to the driver directly (the same answer, one look at the name fewer).
+    if api.head_gdpa as *const () == terminator::get_device_proc_addr as *const ()
+        && api.handle == device
+        && terminator::forwards_to_driver(name, is_hooked)
+    {
+        // SAFETY: the driver's vkGetDeviceProcAddr with its own live device (the chain's only
+        // level is the terminator, which passes this name on with this handle).
+        return unsafe { (data.term.gdpa)(device, name.as_ptr()) };
     }
     // SAFETY: the head of the device chain with the device it created and a C string.
     unsafe { (api.head_gdpa)(api.handle, name.as_ptr()) }
@@ -233,6 +271,7 @@ mod tests {
             enabled_extensions: ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]),
             instance_extensions: ExtensionSet::from_names([c"VK_EXT_debug_utils"]),
             answers: Default::default(),
+            later: Default::default(),
         };
         assert!(enabled(&device, c"vkCreateFence"));
         assert!(enabled(&device, c"vkTrimCommandPool"));

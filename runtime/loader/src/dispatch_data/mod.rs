@@ -172,6 +172,8 @@ pub struct ApiDevice {
     /// Which names the table asked the chain for, and which it got
     /// ([`crate::device_table`]): `vkGetDeviceProcAddr` answers those from the table.
     pub answers: crate::device_table::TableAnswers,
+    /// The chain's answers to other registry commands, remembered as they are asked.
+    pub later: crate::device_table::LaterAnswers,
 }
 
 static LIVE_INSTANCES: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());

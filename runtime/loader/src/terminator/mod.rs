@@ -143,6 +143,22 @@ pub unsafe extern "system" fn get_physical_device_proc_addr(
     )
 }
 
+/// The names [`get_device_proc_addr`] answers itself (besides the loader's hooks).
+const DEVICE_PROC_SPECIALS: [&CStr; 4] = [
+    c"vkFreeCommandBuffers",
+    c"vkGetDeviceQueue2",
+    c"vkBindImageMemory2",
+    c"vkBindImageMemory2KHR",
+];
+
+/// Whether [`get_device_proc_addr`] hands `name` to the driver's `vkGetDeviceProcAddr`
+/// unchanged: every name but [`DEVICE_PROC_SPECIALS`] and the loader's hooks (`hooked`: a
+/// superset of `wsi::device_hook`). On a device without layers `vkGetDeviceProcAddr` asks the
+/// driver for such a name itself, skipping this function's second look at the name.
+pub(crate) fn forwards_to_driver(name: &CStr, hooked: bool) -> bool {
+    !hooked && !DEVICE_PROC_SPECIALS.contains(&name)
+}
+
 /// The terminator's `vkGetDeviceProcAddr`: the `pfnNextGetDeviceProcAddr` of the last layer.
 ///
 /// # Safety

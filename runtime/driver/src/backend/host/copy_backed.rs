@@ -71,11 +71,9 @@ static HOST: [OnceLock<HostBarriers>; super::ADAPTER_SLOTS + 1] =
 /// Remembers the host's barrier commands (every device creation).
 pub(super) fn note_host_barriers(dev: &HostDevice) {
     let v2 = {
-        // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
-        let f = unsafe { (dev.gdpa)(dev.handle, c"vkCmdPipelineBarrier2".as_ptr()) }
-            // SAFETY: the same live device and its own vkGetDeviceProcAddr, asked for the KHR alias
-            // instead.
-            .or_else(|| unsafe { (dev.gdpa)(dev.handle, c"vkCmdPipelineBarrier2KHR".as_ptr()) });
+        let f = dev
+            .proc_addr(c"vkCmdPipelineBarrier2")
+            .or_else(|| dev.proc_addr(c"vkCmdPipelineBarrier2KHR"));
         // SAFETY: the host's vkCmdPipelineBarrier2, which has this type.
         f.map(|f| unsafe {
             std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkCmdPipelineBarrier2>(f)

@@ -63,13 +63,27 @@ pub(super) unsafe fn create_host_device(
         return r;
     }
     let gdpa = inst.fns.fp_v1_0().get_device_proc_addr;
+    // The table is loaded before the check, which then reads its recorded answers: each name
+    // is asked of the ICD once. Loading calls nothing but the ICD's vkGetDeviceProcAddr.
+    let loaded = (vk::Handle::as_raw(device) != 0).then(|| {
+        Answers::record(
+            // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created
+            // and a NUL-terminated name.
+            |name| unsafe { gdpa(device, name.as_ptr()) },
+            // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
+            |load| unsafe { ash::Device::load_with(|name| load(name), device) },
+        )
+    });
+    let answers = loaded.as_ref().map(|l| &l.1);
     // SAFETY: `device` is what the ICD's vkCreateDevice just returned with `p_allocator`.
-    if let Err(r) = unsafe { check_new_device(gdpa, device, p_allocator) } {
+    if let Err(r) = unsafe { check_new_device(gdpa, device, p_allocator, answers) } {
         return r;
     }
-    // SAFETY: `device` passed `check_new_device`: non-null, and every command ash calls on it
-    // resolves through the ICD's vkGetDeviceProcAddr.
-    let fns = unsafe { ash::Device::load(inst.fns.fp_v1_0(), device) };
+    // `check_new_device` refused a null device, so the table was loaded; every command ash
+    // calls on it resolved through the ICD's vkGetDeviceProcAddr (checked there).
+    let Some((fns, answers)) = loaded else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
     let family = first_queue_family(ci);
     let wants_sync =
         [sync_fd::SEMAPHORE_FD_NAME, sync_fd::FENCE_FD_NAME].map(|n| names.contains(&n));
@@ -113,6 +127,7 @@ pub(super) unsafe fn create_host_device(
     let state = Arc::new(HostDevice {
         handle: device,
         fns,
+        answers,
         gdpa,
         instance: inst.clone(),
         physical: physical_device,
@@ -321,6 +336,7 @@ unsafe fn check_new_device(
     gdpa: vk::PFN_vkGetDeviceProcAddr,
     device: vk::Device,
     p_allocator: *const vk::AllocationCallbacks<'_>,
+    answers: Option<&Answers>,
 ) -> Result<(), vk::Result> {
     if vk::Handle::as_raw(device) == 0 {
         return Err(vkgen_abi::vk_error!(
@@ -328,9 +344,15 @@ unsafe fn check_new_device(
             "vkCreateDevice succeeded with a null handle; refused"
         ));
     }
-    // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created and
-    // NUL-terminated names from `DEVICE_COMMANDS`.
-    let lookup = |name: &CStr| unsafe { gdpa(device, name.as_ptr()) }.is_some();
+    // What loading the table recorded, else (a name ash does not load) the ICD's answer now.
+    let lookup = |name: &CStr| {
+        answers
+            .and_then(|a| a.get(name))
+            // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created
+            // and NUL-terminated names from `DEVICE_COMMANDS`.
+            .unwrap_or_else(|| unsafe { gdpa(device, name.as_ptr()) })
+            .is_some()
+    };
     let Some(missing) = first_missing(DEVICE_COMMANDS, lookup) else {
         return Ok(());
     };
@@ -479,14 +501,28 @@ pub(super) unsafe fn create_host_instance(
     if r != vk::Result::SUCCESS {
         return r;
     }
-    if let Err(r) = check_host_instance(host, instance, app.api_version, p_allocator) {
+    // As for devices: the table is loaded first, and the check reads its recorded answers.
+    let gipa = host.entry.static_fn().get_instance_proc_addr;
+    let loaded = (vk::Handle::as_raw(instance) != 0).then(|| {
+        Answers::record(
+            // SAFETY: the ICD's vk_icdGetInstanceProcAddr with the non-null instance it just
+            // created and a NUL-terminated name.
+            |name| unsafe { gipa(instance, name.as_ptr()) },
+            // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
+            |load| unsafe { ash::Instance::load_with(|name| load(name), instance) },
+        )
+    });
+    let answers = loaded.as_ref().map(|l| &l.1);
+    if let Err(r) = check_host_instance(host, instance, app.api_version, p_allocator, answers) {
         return r;
     }
-    // SAFETY: a live host instance with every command the driver calls (checked above).
-    let fns = unsafe { ash::Instance::load(host.entry.static_fn(), instance) };
+    // `check_host_instance` refused a null instance; every command the driver calls resolved.
+    let Some((fns, answers)) = loaded else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
     registry_mut().instances.insert(
         vk::Handle::as_raw(instance),
-        Arc::new(HostInstance { fns, slot }),
+        Arc::new(HostInstance { fns, answers, slot }),
     );
     // SAFETY: `p_instance` is the application's vkCreateInstance output, valid for a write.
     unsafe { *p_instance = instance };

@@ -497,6 +497,7 @@ pub(super) fn check_host_instance(
     instance: vk::Instance,
     api_version: u32,
     p_allocator: *const vk::AllocationCallbacks<'_>,
+    answers: Option<&Answers>,
 ) -> Result<(), vk::Result> {
     if vk::Handle::as_raw(instance) == 0 {
         return Err(vkgen_abi::vk_error!(
@@ -505,8 +506,14 @@ pub(super) fn check_host_instance(
             host.manifest.display()
         ));
     }
-    // SAFETY: lookups through the ICD with its live instance.
-    let lookup = |name: &CStr| unsafe { (host.gipa)(instance, name.as_ptr()) }.is_some();
+    // What loading the table recorded, else (a name ash does not load) the ICD's answer now.
+    let lookup = |name: &CStr| {
+        answers
+            .and_then(|a| a.get(name))
+            // SAFETY: lookups through the ICD with its live instance.
+            .unwrap_or_else(|| unsafe { (host.gipa)(instance, name.as_ptr()) })
+            .is_some()
+    };
     let v1_1: &[&CStr] = if api_version >= vk::API_VERSION_1_1 {
         INSTANCE_COMMANDS_1_1
     } else {

@@ -269,21 +269,37 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
 
     unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
         let host = Self::icd()?;
+        // A name ash asked the ICD for when it loaded the handle's table is answered as the
+        // ICD answered then (`Answers`), without asking again.
         let f = match level {
             Level::Device => {
                 let dev = registry().devices.get(&handle).cloned()?;
-                // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
-                unsafe { (dev.gdpa)(dev.handle, name.as_ptr()) }
+                dev.proc_addr(name)
             }
-            Level::PhysicalDevice => {
-                let lookup = host.gpdpa.unwrap_or(host.gipa);
-                // SAFETY: the host's lookup with its own instance handle (or null).
-                unsafe { lookup(vk::Handle::from_raw(handle), name.as_ptr()) }
+            _ => {
+                // Without a vk_icdGetPhysicalDeviceProcAddr, the physical-device lookup below
+                // is the one ash used too.
+                let same_lookup = level == Level::Instance
+                    || (level == Level::PhysicalDevice && host.gpdpa.is_none());
+                let recorded = same_lookup
+                    .then(|| {
+                        let reg = registry();
+                        reg.instances.get(&handle).and_then(|i| i.answers.get(name))
+                    })
+                    .flatten();
+                match (recorded, level) {
+                    (Some(f), _) => f,
+                    (None, Level::PhysicalDevice) => {
+                        let lookup = host.gpdpa.unwrap_or(host.gipa);
+                        // SAFETY: the host's lookup with its own instance handle (or null).
+                        unsafe { lookup(vk::Handle::from_raw(handle), name.as_ptr()) }
+                    }
+                    // SAFETY: the host's lookup with its own instance handle (or null).
+                    (None, _) => unsafe {
+                        (host.gipa)(vk::Handle::from_raw(handle), name.as_ptr())
+                    },
+                }
             }
-            // SAFETY: the host's lookup with its own instance handle (or null).
-            Level::Global | Level::Instance => unsafe {
-                (host.gipa)(vk::Handle::from_raw(handle), name.as_ptr())
-            },
         };
         queue_family::wrap(name, f)
     }

@@ -15,11 +15,9 @@ static HOST_SUBMIT: [OnceLock<HostSubmit>; crate::backend::host::ADAPTER_SLOTS +
 /// Remembers the host's submit functions (every device creation).
 pub(in crate::backend::host) fn note_host_submit(dev: &HostDevice) {
     let submit2 = {
-        // SAFETY: the host's vkGetDeviceProcAddr with its own live device.
-        let f = unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2".as_ptr()) }
-            // SAFETY: the same live device and its own vkGetDeviceProcAddr, asked for the KHR alias
-            // instead.
-            .or_else(|| unsafe { (dev.gdpa)(dev.handle, c"vkQueueSubmit2KHR".as_ptr()) });
+        let f = dev
+            .proc_addr(c"vkQueueSubmit2")
+            .or_else(|| dev.proc_addr(c"vkQueueSubmit2KHR"));
         // SAFETY: the host's vkQueueSubmit2, which has this type.
         f.map(|f| unsafe {
             std::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkQueueSubmit2>(f)
