@@ -2,7 +2,17 @@
 //! buffers, `AHardwareBuffer` memory and `SYNC_FD`, set up beside the host's own device; and
 //! its teardown.
 
-use super::*;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::{Arc, Mutex};
+
+use vkgen_generated::vk;
+
+use super::icd::*;
+use super::names::*;
+use super::native_buffer::*;
+use super::registry::*;
+use super::{copy_backed, hardware_buffer, sync_fd};
 
 /// `vkCreateDevice`. `force_emulate`: the host's own `SYNC_FD` failed its probe on a first
 /// try ([`sync_fd::host_sync_fd_works`]), so this device emulates it.

@@ -45,7 +45,9 @@ use std::sync::Mutex;
 use vkgen_generated::vk;
 
 use super::copy_backed::{self, CopyBacked};
-use super::{instance_of, lock, AnbDevice, HostDevice, HostInstance, HostMapping};
+use super::names::MEMORY_HOST_NAME;
+use super::native_buffer::HostMapping;
+use super::registry::{has_extension, instance_of, lock, AnbDevice, HostDevice, HostInstance};
 use crate::gralloc::{BufferDesc, PixelFormat, PlaneLayout};
 use crate::hardware_buffer::HardwareBufferRef;
 use crate::kit::hardware_buffer::{
@@ -687,14 +689,14 @@ pub(super) unsafe fn image_format_properties(
 pub(super) fn added_extensions(host: &[vk::ExtensionProperties]) -> Vec<vk::ExtensionProperties> {
     use crate::util::extension_properties;
     let mut out = Vec::new();
-    if !super::has_extension(host, super::MEMORY_HOST_NAME) {
+    if !has_extension(host, MEMORY_HOST_NAME) {
         return out;
     }
     out.push(extension_properties(
         c"VK_ANDROID_external_memory_android_hardware_buffer",
         5,
     ));
-    if !super::has_extension(host, QUEUE_FAMILY_FOREIGN_NAME) {
+    if !has_extension(host, QUEUE_FAMILY_FOREIGN_NAME) {
         // Only a queue family index for ownership transfers, which the host never sees
         // (lavapipe ignores ownership transfers).
         out.push(extension_properties(QUEUE_FAMILY_FOREIGN_NAME, 1));

@@ -1,7 +1,27 @@
 //! `VK_ANDROID_native_buffer` on the host: gralloc buffers imported as host memory, and the
 //! native fences of acquire and release (the release worker).
 
-use super::*;
+use std::ffi::c_void;
+use std::os::fd::BorrowedFd;
+use std::ptr::{self, NonNull};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use vkgen_abi::native_window::buffer_usage;
+use vkgen_generated::vk;
+
+use crate::gralloc::Buffer;
+use crate::kit::native_buffer::{
+    native_buffer_of, GrallocQueries, GrallocUsage, NativeBufferImport, NativeBuffers,
+};
+use crate::sync_fd::FenceSignaller;
+use crate::sync_fd::NativeFence;
+use crate::util::{fence_error_result, find_in_chain, ChainEdit};
+
+use super::driver::HostDriver;
+use super::hardware_buffer;
+use super::registry::*;
 
 // ---------------------------------------------------------------------------------------------
 // Native buffer import

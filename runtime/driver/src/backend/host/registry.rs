@@ -1,7 +1,18 @@
 //! Bookkeeping: the host instances and devices the driver created, found again from the
 //! handles the application passes.
 
-use super::*;
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::ptr::{self};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError, RwLock};
+
+use vkgen_generated::vk;
+
+use crate::util::cstr_from_array;
+
+use super::icd::*;
+use super::native_buffer::*;
+use super::{hardware_buffer, sync_fd};
 
 /// The host device behind `$device`; for a handle this driver never made (or already
 /// destroyed), `return`s `$err`, the command's failure result, logged where it is made.

@@ -53,8 +53,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use vkgen_generated::vk;
 
+use super::registry::{device_of_queue, has_extension, lock, AnbDevice, HostDevice};
 use super::sync_waiter::{HostSide, Job, Waiter};
-use super::{device_of_queue, has_extension, lock, AnbDevice, HostDevice};
 use crate::sync_fd::{FenceError, FenceSignaller, NativeFence};
 use crate::util::{find_in_chain, ChainEdit};
 

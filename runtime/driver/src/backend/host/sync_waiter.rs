@@ -17,7 +17,7 @@ use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use vkgen_generated::vk;
 
-use super::lock;
+use super::registry::lock;
 use crate::sync_fd::FenceSignaller;
 
 /// What the waiter thread does for one import or export.
