@@ -112,11 +112,11 @@ pub(super) unsafe fn create_host_device(
     let ahb = match (&anb, plan.wants_ahb) {
         // SAFETY: `device` is live and `plan_extensions` enabled VK_EXT_external_memory_host
         // on it whenever the application asked for AHardwareBuffer memory.
-        (Some(a), true) => Some(unsafe { hardware_buffer::AhbDevice::new(&fns, a, device) }),
+        (Some(a), true) => Some(unsafe { hardware_buffer::state::AhbDevice::new(&fns, a, device) }),
         _ => None,
     };
     let sync = if plan.emulate_sync {
-        sync_fd::SyncEmulation::new(&fns, load)
+        sync_fd::state::SyncEmulation::new(&fns, load)
     } else {
         None
     };
@@ -139,7 +139,7 @@ pub(super) unsafe fn create_host_device(
 /// Makes a new device known: its host submit and barrier commands, and the registry entries
 /// of the device and of its internal queue (whose submissions the driver intercepts).
 fn register_device(state: Arc<HostDevice>, internal_queue: Option<vk::Queue>) {
-    sync_fd::note_host_submit(&state);
+    sync_fd::submit::note_host_submit(&state);
     copy_backed::note_host_barriers(&state);
     let mut reg = registry_mut();
     reg.devices
@@ -424,7 +424,7 @@ pub(super) unsafe fn destroy_device(
     let Some(dev) = state else {
         return;
     };
-    sync_fd::forget_device(&dev);
+    sync_fd::submit::forget_device(&dev);
     if let Some(sync) = &dev.sync {
         sync.shut_down(&dev);
     }

@@ -95,9 +95,11 @@ mod driver;
 mod external_fd;
 mod hardware_buffer;
 mod icd;
+mod mapping;
 mod names;
 mod native_buffer;
 mod queue_family;
+mod release;
 mod sync_fd;
 mod sync_waiter;
 
@@ -699,7 +701,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
-        unsafe { sync_fd::queue_submit(SLOT, queue, submit_count, p_submits, fence) }
+        unsafe { sync_fd::submit::queue_submit(SLOT, queue, submit_count, p_submits, fence) }
     }
 
     unsafe fn queue_submit2(
@@ -709,7 +711,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
-        unsafe { sync_fd::queue_submit2(SLOT, queue, submit_count, p_submits, fence) }
+        unsafe { sync_fd::submit::queue_submit2(SLOT, queue, submit_count, p_submits, fence) }
     }
 
     unsafe fn create_sampler_ycbcr_conversion(

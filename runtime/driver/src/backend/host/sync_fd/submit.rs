@@ -2,7 +2,14 @@
 //! the emulation's timelines ([`rewrite_batch`]) before the host's `vkQueueSubmit{,2}` sees
 //! them, and the fences a batch signals remembered for their export.
 
-use super::*;
+use super::super::registry::{device_of_queue, lock, HostDevice};
+use super::rewrite_batch;
+use super::state::SyncEmulation;
+use crate::util::{find_in_chain, ChainEdit};
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use vkgen_generated::vk;
 
 /// Devices with the emulation on: while there are none, submissions skip the lookup.
 static EMULATING: AtomicUsize = AtomicUsize::new(0);
