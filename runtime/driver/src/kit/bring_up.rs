@@ -22,8 +22,10 @@ use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
+use crate::kit::api::{Kit, PhysicalDeviceDesc};
+use crate::kit::cache::cached_entries;
 use crate::kit::native_buffer::{GrallocQueries, NativeBuffers};
-use crate::kit::{self, Kit};
+use crate::kit::objects::Instance;
 
 /// The component set the raw-handle parts of the bring-up table are instantiated for: every
 /// component on, every command stubbed with `VK_SUCCESS` (AOSP nulldrv's answer), no physical
@@ -52,8 +54,8 @@ impl Kit for Components {
     const HARDWARE_BUFFERS: bool = true;
 
     fn physical_devices(
-        _instance: &kit::Instance<Self>,
-    ) -> Result<Vec<kit::PhysicalDeviceDesc<Self>>, vk::Result> {
+        _instance: &Instance<Self>,
+    ) -> Result<Vec<PhysicalDeviceDesc<Self>>, vk::Result> {
         Ok(Vec::new())
     }
 }
@@ -76,28 +78,28 @@ impl Driver for Components {
 }
 
 /// The bring-up table of driver `D`: the components in priority order, then the stubs. The
-/// caller ([`kit::entries`]) drops the commands that take the kit's base objects (the kit
+/// caller ([`kit::entries`](crate::kit::entries)) drops the commands that take the kit's base objects (the kit
 /// commons answer those for `D`). Not the render-pass `vkCmd*` conversions (they need `D`'s
 /// recorder and dynamic rendering).
 pub fn entries<D: Kit>() -> EntryTable {
-    *kit::cached_entries::<BringUp<D>>(build::<D>)
+    *cached_entries::<BringUp<D>>(build::<D>)
 }
 
 /// The key [`entries`] of `D` is cached under (`D`'s own command map is another).
 struct BringUp<D>(PhantomData<D>);
 
 fn build<D: Kit>() -> EntryTable {
-    let hooks = kit::resources::bring_up_entries::<D>()
-        .or(&kit::descriptor::bring_up_entries::<D>())
-        .or(&kit::shader::bring_up_entries::<D>())
-        .or(&kit::pipeline::bring_up_entries::<D>())
-        .or(&kit::render_pass::bring_up_entries())
-        .or(&kit::native_buffer::entries::<Components>())
-        .or(&kit::routes::entries::<Components>());
+    let hooks = super::resources::bring_up_entries::<D>()
+        .or(&super::descriptor::bring_up_entries::<D>())
+        .or(&super::shader::bring_up_entries::<D>())
+        .or(&super::pipeline::bring_up_entries::<D>())
+        .or(&super::render_pass::bring_up_entries())
+        .or(&super::native_buffer::entries::<Components>())
+        .or(&super::routes::entries::<Components>());
     // The 1.4 routes exist only in tables generated from a 1.4 registry (build.rs).
     #[cfg(vk_1_4)]
-    let hooks = hooks.or(&kit::routes_1_4::entries::<Components>());
+    let hooks = hooks.or(&super::routes_1_4::entries::<Components>());
     hooks
-        .or(&kit::sync::entries::<Components>())
+        .or(&super::sync::entries::<Components>())
         .or(&EntryTable::entry_points::<Components>())
 }

@@ -24,8 +24,8 @@ use vkgen_generated::vk;
 
 pub use vkgen_generated::recorder::{unimplemented, Cmd, Execute, Recording, COMMANDS};
 
+use super::api::Kit;
 use super::objects::Device;
-use super::Kit;
 use crate::handles::{
     create_object, destroy_dispatchable, destroy_object, Dispatchable, HostAllocator, HostBox,
     Object, ObjectKind,

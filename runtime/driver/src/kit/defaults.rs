@@ -8,7 +8,7 @@ use std::ffi::CStr;
 
 use vkgen_generated::vk;
 
-use super::{Features, Properties};
+use super::tables::{Features, Properties};
 
 /// The default heap: 256 MiB.
 pub const HEAP_SIZE: u64 = 256 << 20;

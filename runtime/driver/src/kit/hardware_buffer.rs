@@ -33,7 +33,7 @@ use crate::gralloc::{map_gralloc_err, BufferDesc, BufferOp, PixelFormat};
 use crate::hardware_buffer::{usage, AHardwareBufferDesc, HardwareBuffer, HardwareBufferRef};
 use crate::util::{find_in_chain, for_each_out, guard};
 
-use super::Kit;
+use super::api::Kit;
 
 /// The handle type this extension adds.
 pub const HANDLE_TYPE: vk::ExternalMemoryHandleTypeFlags =
@@ -463,7 +463,8 @@ unsafe extern "system" fn get_android_hardware_buffer_properties<D: Kit>(
         || {
             // SAFETY: `device` is a live device of this driver (the command's valid usage);
             // `from_raw` checks its signature.
-            let Some(dev) = (unsafe { super::Device::<D>::from_raw(vk::Handle::as_raw(device)) })
+            let Some(dev) =
+                (unsafe { super::objects::Device::<D>::from_raw(vk::Handle::as_raw(device)) })
             else {
                 return vkgen_abi::vk_error!(
                     vk::Result::ERROR_INVALID_EXTERNAL_HANDLE,

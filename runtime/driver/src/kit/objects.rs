@@ -13,8 +13,10 @@ use std::sync::OnceLock;
 
 use vkgen_generated::vk;
 
+use super::api::Kit;
 use super::debug::Callbacks;
-use super::{ExtensionSet, Features, Kit, Properties};
+use super::extensions::ExtensionSet;
+use super::tables::{Features, Properties};
 use crate::handles::{Dispatchable, HostAllocator, ObjectKind};
 
 /// What `vkCreateInstance` asked for, validated.

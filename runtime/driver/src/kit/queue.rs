@@ -31,10 +31,10 @@ use std::thread::JoinHandle;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
+use super::api::Kit;
 use super::objects::{Device, Queue};
 use super::sync::payload::{wait_until, Payload, FD_POLL, NOTIFIER};
 use super::sync::{fence, semaphore, FenceCore, SemaphoreCore, WaitPoint};
-use super::Kit;
 use crate::sync_fd::{FenceSignaller, NativeFence};
 use crate::util::{fence_error_result, guard, lock, slice};
 

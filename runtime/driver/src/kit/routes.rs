@@ -13,7 +13,7 @@
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::Kit;
+use super::api::Kit;
 use crate::util::find_in_chain;
 use crate::util::{guard, slice};
 use vkgen_generated::recorder::{barrier_dependency, event_dependency, stages2};

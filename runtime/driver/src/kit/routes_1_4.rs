@@ -13,7 +13,7 @@
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::Kit;
+use super::api::Kit;
 use crate::util::guard;
 
 /// The routes of this module as a component table (see [`super::entries`]): each command

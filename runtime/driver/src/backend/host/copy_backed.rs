@@ -29,7 +29,8 @@ use std::sync::{Mutex, OnceLock};
 
 use vkgen_generated::vk;
 
-use super::{lock, HostDevice};
+use super::icd::ADAPTER_SLOTS;
+use super::registry::{lock, slice, HostDevice};
 
 /// What a copy-backed image needs at its ownership transfers.
 #[derive(Clone)]
@@ -65,8 +66,8 @@ type HostBarriers = (
     vk::PFN_vkCmdPipelineBarrier,
     Option<vk::PFN_vkCmdPipelineBarrier2>,
 );
-static HOST: [OnceLock<HostBarriers>; super::ADAPTER_SLOTS + 1] =
-    [const { OnceLock::new() }; super::ADAPTER_SLOTS + 1];
+static HOST: [OnceLock<HostBarriers>; ADAPTER_SLOTS + 1] =
+    [const { OnceLock::new() }; ADAPTER_SLOTS + 1];
 
 /// Remembers the host's barrier commands (every device creation).
 pub(super) fn note_host_barriers(dev: &HostDevice) {
@@ -353,7 +354,7 @@ pub(super) unsafe fn cmd_pipeline_barrier(
     }
     // SAFETY: `p_image` holds `image_count` barriers (vkCmdPipelineBarrier's valid usage, passed on
     // by the hook); `slice` takes null or zero as empty.
-    let mut images = unsafe { super::slice(p_image, image_count) }.to_vec();
+    let mut images = unsafe { slice(p_image, image_count) }.to_vec();
     let t = plan(&mut images);
     if t.acquires.is_empty() && t.releases.is_empty() {
         return forward(src_stage, dst_stage, image_count, p_image);
@@ -403,8 +404,7 @@ pub(super) unsafe fn cmd_pipeline_barrier2(
     // SAFETY: `dep` is the application's valid `VkDependencyInfo`, whose `pImageMemoryBarriers`
     // holds `imageMemoryBarrierCount` barriers.
     let mut images =
-        unsafe { super::slice(dep.p_image_memory_barriers, dep.image_memory_barrier_count) }
-            .to_vec();
+        unsafe { slice(dep.p_image_memory_barriers, dep.image_memory_barrier_count) }.to_vec();
     let t = plan(&mut images);
     if t.acquires.is_empty() && t.releases.is_empty() {
         // SAFETY: none of this barrier's images is copy-backed, so the application's own arguments

@@ -2,7 +2,17 @@
 //! buffers, `AHardwareBuffer` memory and `SYNC_FD`, set up beside the host's own device; and
 //! its teardown.
 
-use super::*;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::{Arc, Mutex};
+
+use vkgen_generated::vk;
+
+use super::icd::*;
+use super::names::*;
+use super::native_buffer::*;
+use super::registry::*;
+use super::{copy_backed, hardware_buffer, sync_fd};
 
 /// `vkCreateDevice`. `force_emulate`: the host's own `SYNC_FD` failed its probe on a first
 /// try ([`sync_fd::host_sync_fd_works`]), so this device emulates it.
@@ -116,11 +126,11 @@ pub(super) unsafe fn create_host_device(
     let ahb = match (&anb, plan.wants_ahb) {
         // SAFETY: `device` is live and `plan_extensions` enabled VK_EXT_external_memory_host
         // on it whenever the application asked for AHardwareBuffer memory.
-        (Some(a), true) => Some(unsafe { hardware_buffer::AhbDevice::new(&fns, a, device) }),
+        (Some(a), true) => Some(unsafe { hardware_buffer::state::AhbDevice::new(&fns, a, device) }),
         _ => None,
     };
     let sync = if plan.emulate_sync {
-        sync_fd::SyncEmulation::new(&fns, load)
+        sync_fd::state::SyncEmulation::new(&fns, load)
     } else {
         None
     };
@@ -144,7 +154,7 @@ pub(super) unsafe fn create_host_device(
 /// Makes a new device known: its host submit and barrier commands, and the registry entries
 /// of the device and of its internal queue (whose submissions the driver intercepts).
 fn register_device(state: Arc<HostDevice>, internal_queue: Option<vk::Queue>) {
-    sync_fd::note_host_submit(&state);
+    sync_fd::submit::note_host_submit(&state);
     copy_backed::note_host_barriers(&state);
     let mut reg = registry_mut();
     reg.devices
@@ -436,7 +446,7 @@ pub(super) unsafe fn destroy_device(
     let Some(dev) = state else {
         return;
     };
-    sync_fd::forget_device(&dev);
+    sync_fd::submit::forget_device(&dev);
     if let Some(sync) = &dev.sync {
         sync.shut_down(&dev);
     }

@@ -2,7 +2,13 @@
 //! capability queries go to the emulation ([`sync_fd`]) where the device has it, everything
 //! else to the host, its results kept to what the spec allows ([`spec_result`]).
 
-use super::*;
+use vkgen_generated::vk;
+
+use crate::util::find_in_chain;
+
+use super::device::*;
+use super::registry::*;
+use super::sync_fd;
 
 /// What `vkGet{Semaphore,Fence}FdKHR` may return: anything else becomes the last.
 const EXPORT_RESULTS: &[vk::Result] = &[

@@ -44,116 +44,19 @@ use std::sync::Mutex;
 
 use vkgen_generated::vk;
 
-use super::copy_backed::{self, CopyBacked};
-use super::{instance_of, lock, AnbDevice, HostDevice, HostInstance, HostMapping};
-use crate::gralloc::{BufferDesc, PixelFormat, PlaneLayout};
-use crate::hardware_buffer::HardwareBufferRef;
-use crate::kit::hardware_buffer::{
-    self as kit_ahb, ExportTarget, HardwareBufferAllocation, HANDLE_TYPE,
-};
+use super::copy_backed::{self};
+use super::names::MEMORY_HOST_NAME;
+use super::registry::{has_extension, instance_of, lock, AnbDevice, HostDevice, HostInstance};
+use crate::kit::hardware_buffer::{self as kit_ahb, HANDLE_TYPE};
 use crate::util::{find_in_chain, ChainEdit};
 
 mod memory;
+mod planes;
+pub(super) mod state;
 pub(super) use memory::{allocate_memory, bind_images, forget_memory, memory_buffer};
 use memory::{allocator_layout_fits, force_copy};
-
-/// Per-device state of the extension.
-pub(super) struct AhbDevice {
-    /// The memory types a host pointer can be imported into.
-    host_pointer_bits: u32,
-    images: Mutex<HashMap<u64, AhbImage>>,
-    memories: Mutex<HashMap<u64, AhbMemory>>,
-}
-
-/// An image created with the handle type.
-struct AhbImage {
-    /// The application's format (resolved from an external format).
-    format: vk::Format,
-    extent: vk::Extent3D,
-    usage: vk::ImageUsageFlags,
-    flags: vk::ImageCreateFlags,
-    layout: HostLayout,
-    /// Created in the application's tiling with no host-pointer import in mind: the host's
-    /// `LINEAR` layout is not the allocator's, so this image is always copy-backed.
-    copied: bool,
-}
-
-/// How the host holds the image's planes.
-enum HostLayout {
-    /// One host image (a single-plane format, or a multi-planar one the host has, `DISJOINT`).
-    Native { disjoint: bool },
-    /// One host image per plane; index 0 is the application's handle.
-    Planes(Vec<(vk::Image, vk::Format)>),
-}
-
-/// One host bind of a dedicated image: host image, plane aspect (empty: the whole image),
-/// memory offset.
-type PlaneBind = (vk::Image, vk::ImageAspectFlags, u64);
-
-/// Memory backed by a buffer's pages.
-struct AhbMemory {
-    buffer: HardwareBufferRef,
-    /// The binds its dedicated image gets (into this memory, or `copy`'s image memory).
-    binds: Vec<PlaneBind>,
-    /// Where the dedicated image cannot sit on the pages ([`copy_backed`]).
-    copy: Option<CopyMemory>,
-    _mapping: HostMapping,
-}
-
-/// The host objects of a copy-backed dedicated image.
-struct CopyMemory {
-    image: vk::Image,
-    /// Over the imported pages, the copies' source and destination.
-    staging: vk::Buffer,
-    /// The image's own memory.
-    image_memory: vk::DeviceMemory,
-    regions: Vec<vk::BufferImageCopy>,
-}
-
-/// How a dedicated image is placed on a buffer.
-enum Plan {
-    /// On the pages: host binds, and the bytes they need.
-    OnPages(Vec<PlaneBind>, u64),
-    /// The host's layout differs: its own memory, copied ([`copy_backed`]).
-    Copied,
-}
-
-/// The planes of a multi-planar format: each plane's compatible format and its size divisor.
-fn plane_formats(format: vk::Format) -> Option<&'static [(vk::Format, u32)]> {
-    Some(match format {
-        vk::Format::G8_B8R8_2PLANE_420_UNORM => {
-            &[(vk::Format::R8_UNORM, 1), (vk::Format::R8G8_UNORM, 2)]
-        }
-        vk::Format::G8_B8_R8_3PLANE_420_UNORM => &[
-            (vk::Format::R8_UNORM, 1),
-            (vk::Format::R8_UNORM, 2),
-            (vk::Format::R8_UNORM, 2),
-        ],
-        _ => return None,
-    })
-}
-
-const PLANE_ASPECTS: [vk::ImageAspectFlags; 3] = [
-    vk::ImageAspectFlags::PLANE_0,
-    vk::ImageAspectFlags::PLANE_1,
-    vk::ImageAspectFlags::PLANE_2,
-];
-
-/// The buffer's planes in Vulkan plane order (Y, Cb, Cr; one plane for other formats), each
-/// plane's first byte. NV12's interleaved chroma plane starts at its Cb sample.
-fn vulkan_planes(desc: &BufferDesc) -> Vec<PlaneLayout> {
-    let mut planes = desc.planes();
-    match desc.format {
-        PixelFormat::Nv12 => planes.truncate(2),
-        // Sampled as NV12 with Cb and Cr swapped (`kit_ahb::sampling_format`): its interleaved
-        // plane starts at its Cr sample.
-        PixelFormat::Nv21 => {
-            planes.swap_remove(1);
-        }
-        _ => {}
-    }
-    planes
-}
+use planes::{plane_formats, PLANE_ASPECTS};
+use state::{AhbDevice, AhbImage, HostLayout};
 
 impl AhbDevice {
     /// # Safety
@@ -687,14 +590,14 @@ pub(super) unsafe fn image_format_properties(
 pub(super) fn added_extensions(host: &[vk::ExtensionProperties]) -> Vec<vk::ExtensionProperties> {
     use crate::util::extension_properties;
     let mut out = Vec::new();
-    if !super::has_extension(host, super::MEMORY_HOST_NAME) {
+    if !has_extension(host, MEMORY_HOST_NAME) {
         return out;
     }
     out.push(extension_properties(
         c"VK_ANDROID_external_memory_android_hardware_buffer",
         5,
     ));
-    if !super::has_extension(host, QUEUE_FAMILY_FOREIGN_NAME) {
+    if !has_extension(host, QUEUE_FAMILY_FOREIGN_NAME) {
         // Only a queue family index for ownership transfers, which the host never sees
         // (lavapipe ignores ownership transfers).
         out.push(extension_properties(QUEUE_FAMILY_FOREIGN_NAME, 1));

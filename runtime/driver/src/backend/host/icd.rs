@@ -1,7 +1,21 @@
 //! The ICDs the host driver serves: opened on its own (slot 0) or handed over by a loader
 //! (the adapter slots), with every answer the ICD gives bounded and checked.
 
-use super::*;
+use std::collections::HashSet;
+use std::ffi::{c_void, CStr};
+use std::path::{Path, PathBuf};
+use std::ptr::{self};
+use std::sync::OnceLock;
+
+use vkgen_abi::icd::{
+    PFN_vk_icdGetPhysicalDeviceProcAddr, PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
+};
+use vkgen_generated::vk;
+use vkgen_platform::icd_manifest::{IcdManifest, IcdSearchConfig};
+
+use crate::util::cstr_from_array;
+
+use super::names::*;
 
 /// Why a host ICD could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -91,87 +91,39 @@ mod registry;
 pub mod adapter;
 mod copy_backed;
 mod device;
+mod driver;
 mod external_fd;
 mod hardware_buffer;
 mod icd;
+mod mapping;
+mod names;
 mod native_buffer;
 mod queue_family;
+mod release;
 mod sync_fd;
 mod sync_waiter;
 
-use std::collections::{HashMap, HashSet};
-use std::ffi::{c_char, c_void, CStr};
-use std::os::fd::BorrowedFd;
-use std::path::{Path, PathBuf};
-use std::ptr::{self, NonNull};
-use std::sync::mpsc;
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
-use std::thread::JoinHandle;
+use std::ffi::{c_char, CStr};
+use std::sync::Arc;
 
-use vkgen_abi::icd::{
-    PFN_vk_icdGetPhysicalDeviceProcAddr, PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
-};
-use vkgen_abi::native_window::buffer_usage;
 use vkgen_generated::commands::{self, CommandId, Level};
 use vkgen_generated::driver::Driver;
 use vkgen_generated::extensions::{self, ExtensionId};
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
-use crate::gralloc::Buffer;
-use crate::kit::native_buffer::{
-    create_native_buffer_image, native_buffer_of, GrallocQueries, GrallocUsage, NativeBufferImport,
-    NativeBuffers,
-};
-use crate::sync_fd::FenceSignaller;
-use crate::sync_fd::NativeFence;
+use crate::kit::native_buffer::create_native_buffer_image;
 use device::*;
 use icd::*;
 use native_buffer::*;
 use registry::*;
-use vkgen_platform::icd_manifest::{IcdManifest, IcdSearchConfig};
 
+pub use driver::HostDriver;
 pub use icd::{candidate_manifests, discover, host_icd, HostError, HostIcd, ADAPTER_SLOTS};
+use names::*;
+pub use names::{HOST_ICD_ENV, NATIVE_BUFFER_SPEC_VERSION};
 
-use crate::util::{
-    cstr_from_array, extension_properties, fence_error_result, find_in_chain, for_each_out,
-    write_array, ChainEdit,
-};
-
-/// Environment variable naming the host ICD's manifest (overrides the search).
-pub const HOST_ICD_ENV: &str = "VKGEN_HOST_ICD";
-/// `VK_ANDROID_native_buffer`'s spec version as advertised.
-pub const NATIVE_BUFFER_SPEC_VERSION: u32 = 11;
-
-const NATIVE_BUFFER_NAME: &CStr = c"VK_ANDROID_native_buffer";
-const MEMORY_HOST_NAME: &CStr = c"VK_EXT_external_memory_host";
-const FENCE_FD_NAME: &CStr = c"VK_KHR_external_fence_fd";
-/// The newest API the generated tables describe.
-const MAX_API_VERSION: u32 = vkgen_generated::API_VERSION | vkgen_generated::HEADER_VERSION;
-
-/// The host driver. See the [module docs](self).
-///
-/// `SLOT` says which ICD it serves: slot 0 the one it finds itself ([`host_icd`]:
-/// `vulkan.host.so` loaded as a HAL module or ICD), slots 1 ..= [`ADAPTER_SLOTS`] the ICDs a
-/// loader hands it ([`adapter`]). Every hook is the same code; the slot only picks the ICD, so
-/// that global commands (`vkCreateInstance`, which carry no handle) reach the right one and
-/// several ICDs are served in one process.
-#[derive(Debug)]
-pub struct HostDriver<const SLOT: usize = 0>;
-
-impl<const SLOT: usize> HostDriver<SLOT> {
-    /// The ICD this slot serves.
-    fn icd() -> Option<&'static HostIcd> {
-        if SLOT == 0 {
-            host_icd()
-        } else {
-            SLOTS
-                .get(SLOT)
-                .and_then(OnceLock::get)
-                .and_then(Option::as_ref)
-        }
-    }
-}
+use crate::util::{extension_properties, find_in_chain, for_each_out, write_array};
 
 // ---------------------------------------------------------------------------------------------
 // The driver
@@ -765,7 +717,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
-        unsafe { sync_fd::queue_submit(SLOT, queue, submit_count, p_submits, fence) }
+        unsafe { sync_fd::submit::queue_submit(SLOT, queue, submit_count, p_submits, fence) }
     }
 
     unsafe fn queue_submit2(
@@ -775,7 +727,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         fence: vk::Fence,
     ) -> vk::Result {
         // SAFETY: the application's valid arguments, forwarded or rewritten.
-        unsafe { sync_fd::queue_submit2(SLOT, queue, submit_count, p_submits, fence) }
+        unsafe { sync_fd::submit::queue_submit2(SLOT, queue, submit_count, p_submits, fence) }
     }
 
     unsafe fn create_sampler_ycbcr_conversion(

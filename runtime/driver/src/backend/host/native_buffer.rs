@@ -1,72 +1,28 @@
 //! `VK_ANDROID_native_buffer` on the host: gralloc buffers imported as host memory, and the
 //! native fences of acquire and release (the release worker).
 
-use super::*;
+use std::ptr::{self};
+use std::sync::mpsc;
+
+use vkgen_abi::native_window::buffer_usage;
+use vkgen_generated::vk;
+
+use crate::gralloc::Buffer;
+use crate::kit::native_buffer::{
+    native_buffer_of, GrallocQueries, GrallocUsage, NativeBufferImport, NativeBuffers,
+};
+use crate::sync_fd::FenceSignaller;
+use crate::sync_fd::NativeFence;
+use crate::util::{fence_error_result, find_in_chain, ChainEdit};
+
+use super::driver::HostDriver;
+use super::hardware_buffer;
+use super::mapping::HostMapping;
+use super::registry::*;
+use super::release::{Job, Worker};
 
 // ---------------------------------------------------------------------------------------------
 // Native buffer import
-
-/// The memfd of a gralloc buffer mapped for import as host memory: an anonymous reservation of
-/// `len` bytes with the file mapped over its start.
-pub(super) struct HostMapping {
-    pub(super) base: NonNull<c_void>,
-    pub(super) len: usize,
-}
-
-// SAFETY: plain memory owned by this value; GPU/CPU access ordering is the application's.
-unsafe impl Send for HostMapping {}
-// SAFETY: a mapping is plain memory owned by this value and never aliased by Rust references, so
-// sharing it is as sound as sending it; access ordering is the application's.
-unsafe impl Sync for HostMapping {}
-
-impl HostMapping {
-    pub(super) fn new(fd: BorrowedFd<'_>, file_len: u64, len: usize) -> rustix::io::Result<Self> {
-        use rustix::mm::{MapFlags, ProtFlags};
-        let page = rustix::param::page_size();
-        let file_len = usize::try_from(file_len).map_err(|_| rustix::io::Errno::NOMEM)?;
-        let len = len.max(file_len).next_multiple_of(page);
-        let prot = ProtFlags::READ | ProtFlags::WRITE;
-        // SAFETY: a fresh anonymous mapping at an address the kernel picks aliases nothing.
-        let base = unsafe {
-            rustix::mm::mmap_anonymous(
-                ptr::null_mut(),
-                len,
-                prot,
-                MapFlags::PRIVATE | MapFlags::NORESERVE,
-            )
-        }?;
-        let this = Self {
-            base: NonNull::new(base).ok_or(rustix::io::Errno::NOMEM)?,
-            len,
-        };
-        let file_pages = file_len.next_multiple_of(page);
-        if file_pages > 0 {
-            // SAFETY: replaces the start of our own reservation (nothing else refers to it) with
-            // the file's pages; `file_pages <= len`. Only whole pages overlapping the file are
-            // mapped, so no access can SIGBUS.
-            unsafe {
-                rustix::mm::mmap(
-                    base,
-                    file_pages,
-                    prot,
-                    MapFlags::SHARED | MapFlags::FIXED,
-                    fd,
-                    0,
-                )
-            }?;
-        }
-        Ok(this)
-    }
-}
-
-impl Drop for HostMapping {
-    fn drop(&mut self) {
-        // SAFETY: exactly the range `new` mapped; the memory imported from it was freed first.
-        if let Err(e) = unsafe { rustix::mm::munmap(self.base.as_ptr(), self.len) } {
-            log::error!("munmap of a native-buffer import failed: {e}");
-        }
-    }
-}
 
 /// A host image for a native buffer: LINEAR, importable as host memory, with the
 /// native-buffer structures taken out of the chain (the host knows none of them).
@@ -422,47 +378,6 @@ pub(super) fn wait_and_recycle(dev: &HostDevice, anb: &AnbDevice, fence: vk::Fen
             }
             Err(e) => e,
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Release fences
-
-pub(super) struct Job {
-    fence: vk::Fence,
-    signaller: FenceSignaller,
-}
-
-pub(super) struct Worker {
-    pub(super) sender: mpsc::Sender<Job>,
-    pub(super) thread: JoinHandle<()>,
-}
-
-impl Worker {
-    fn start(fns: ash::Device, pool: Arc<Mutex<Vec<vk::Fence>>>) -> std::io::Result<Self> {
-        let (sender, rx) = mpsc::channel::<Job>();
-        let thread = std::thread::Builder::new()
-            .name("vkgen-release".into())
-            .spawn(move || {
-                for job in rx {
-                    // SAFETY: the fence belongs to the device, which outlives this thread
-                    // (`vkDestroyDevice` joins it first).
-                    let r = unsafe { fns.wait_for_fences(&[job.fence], true, u64::MAX) };
-                    if let Err(e) = job.signaller.signal() {
-                        log::error!("signalling a release fence failed: {e}");
-                    }
-                    // SAFETY: the same device's fence, which the wait above saw signalled (or the
-                    // device lost), so no batch uses it any more and it can be reset or destroyed.
-                    unsafe {
-                        if r.is_ok() && fns.reset_fences(&[job.fence]).is_ok() {
-                            lock(&pool).push(job.fence);
-                        } else {
-                            fns.destroy_fence(job.fence, None);
-                        }
-                    }
-                }
-            })?;
-        Ok(Self { sender, thread })
     }
 }
 

@@ -2,7 +2,13 @@
 //! sees it. Without an array, a count above [`MAX_QUEUE_FAMILIES`] is capped; with one, the
 //! count never exceeds the array's capacity (an ICD that claims more wrote at most that many).
 
-use super::*;
+use std::ffi::CStr;
+use std::sync::OnceLock;
+
+use vkgen_generated::vk;
+
+use super::icd::*;
+use super::registry::*;
 use crate::util::guard;
 
 /// The most queue families the host ICD's count query may report to the application.

@@ -1,7 +1,20 @@
 //! Bookkeeping: the host instances and devices the driver created, found again from the
 //! handles the application passes.
 
-use super::*;
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::ptr::{self};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError, RwLock};
+
+use vkgen_generated::vk;
+
+use crate::util::cstr_from_array;
+
+use super::hardware_buffer::state::AhbDevice;
+use super::icd::*;
+use super::mapping::HostMapping;
+use super::release::Worker;
+use super::sync_fd::state::SyncEmulation;
 
 /// The host device behind `$device`; for a handle this driver never made (or already
 /// destroyed), `return`s `$err`, the command's failure result, logged where it is made.
@@ -114,9 +127,9 @@ pub(super) struct HostDevice {
     /// `VK_ANDROID_external_memory_android_hardware_buffer`.
     pub(super) anb: Option<AnbDevice>,
     /// Devices with `VK_ANDROID_external_memory_android_hardware_buffer`.
-    pub(super) ahb: Option<hardware_buffer::AhbDevice>,
+    pub(super) ahb: Option<AhbDevice>,
     /// Devices with a `SYNC_FD` extension the host lacks.
-    pub(super) sync: Option<sync_fd::SyncEmulation>,
+    pub(super) sync: Option<SyncEmulation>,
 }
 
 impl HostDevice {

@@ -48,42 +48,21 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::CStr;
 
 use std::ptr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use vkgen_generated::vk;
 
+use super::registry::{has_extension, lock, AnbDevice, HostDevice};
 use super::sync_waiter::{HostSide, Job, Waiter};
-use super::{device_of_queue, has_extension, lock, AnbDevice, HostDevice};
 use crate::sync_fd::{FenceError, FenceSignaller, NativeFence};
 use crate::util::{find_in_chain, ChainEdit};
 
-mod submit;
-pub(super) use submit::{forget_device, note_host_submit, queue_submit, queue_submit2};
+pub(super) mod state;
+pub(super) mod submit;
+use state::SyncEmulation;
 
 pub(super) const SEMAPHORE_FD_NAME: &CStr = c"VK_KHR_external_semaphore_fd";
 pub(super) const FENCE_FD_NAME: &CStr = c"VK_KHR_external_fence_fd";
-
-/// What the emulation keeps per device.
-pub(super) struct SyncEmulation {
-    /// Signalled (at the next value) by every batch that signals an exportable semaphore.
-    tracker: vk::Semaphore,
-    tracker_value: Mutex<u64>,
-    /// Exportable binary semaphores: the tracker value of their last signal, and whether an
-    /// export consumed it (so the next signal must first wait).
-    exportable: Mutex<HashMap<u64, (u64, bool)>>,
-    /// Semaphores with an imported fd: the gate and value a wait on them becomes.
-    imported: Mutex<HashMap<u64, (vk::Semaphore, u64)>>,
-    /// Gates ready for reuse, with their current value.
-    gates: Arc<Mutex<Vec<(vk::Semaphore, u64)>>>,
-    timeline_semaphores: Mutex<HashSet<u64>>,
-    /// Fences a batch (or a fence import) of the device signals: the ones an export may wait
-    /// for. An export of any other unsignalled fence is invalid usage and is refused rather
-    /// than waited for forever.
-    pub(super) pending_fences: Mutex<HashSet<u64>>,
-    /// The one thread that waits for imports and exports.
-    waiter: Waiter,
-}
 
 /// The fd extensions the host lacks among those `names` enables: emulated.
 pub(super) fn emulated(available: &[vk::ExtensionProperties], names: &[&CStr]) -> bool {

@@ -17,8 +17,8 @@ use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags, Timespec};
 use rustix::io::Errno;
 use vkgen_generated::vk;
 
-use super::lock;
 use crate::sync_fd::FenceSignaller;
+use crate::util::lock;
 
 /// What the waiter thread does for one import or export.
 pub(super) enum Job {

@@ -20,8 +20,8 @@
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::recorder::{implemented, Cmd, Execute};
 
+use crate::kit::api::Kit;
 use crate::kit::resources::{event, Event, QueryPool};
-use crate::kit::Kit;
 
 /// Whether the kit applied `cmd` (the replay then skips the engine).
 pub(crate) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {

@@ -178,13 +178,15 @@ unsafe fn create_instance_impl<D: Kit>(
             return Err(e);
         }
     };
-    crate::kit::requirements::report_dropped::<D>(&descs);
+    crate::kit::requirements::report::report_dropped::<D>(&descs);
     let physical = descs
         .into_iter()
         .map(|d| {
             Dispatchable::new(PhysicalDevice::<D> {
                 instance: ptr,
-                properties: crate::kit::requirements::with_update_after_bind_floor(d.properties),
+                properties: crate::kit::requirements::rules::with_update_after_bind_floor(
+                    d.properties,
+                ),
                 features: d.features,
                 queue_families: d.queue_families,
                 memory: d.memory,

@@ -23,13 +23,14 @@ use vkgen_generated::entries::EntryTable;
 use vkgen_generated::extensions::ExtensionKind;
 use vkgen_generated::vk;
 
+use super::api::Kit;
 use super::command::{
     allocate_command_buffers, create_command_pool, destroy_command_pool, free_command_buffers,
 };
 use super::debug::Severity;
 use super::extensions::{parse_enabled, ExtensionSet};
 use super::objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
-use super::{Features, Kit};
+use super::tables::Features;
 use crate::handles::{create_dispatchable, destroy_dispatchable, Dispatchable, HostAllocator};
 use crate::util::{find_in_chain, for_each_out, write_array, write_array_with};
 

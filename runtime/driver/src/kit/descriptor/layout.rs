@@ -13,8 +13,10 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
+use super::super::api::Kit;
+use super::super::objects::Device;
 use super::super::resources::{store, Buffer};
-use super::super::{Device, Kit, Properties};
+use super::super::tables::Properties;
 use super::INVALID;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{find_in_chain, for_each_out, guard, slice};

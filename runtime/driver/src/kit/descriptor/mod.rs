@@ -34,7 +34,7 @@
 
 use vkgen_generated::entries::EntryTable;
 
-use super::Kit;
+use super::api::Kit;
 
 mod layout;
 mod pipeline_layout;

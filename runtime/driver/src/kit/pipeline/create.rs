@@ -10,10 +10,11 @@ use vkgen_generated::vk;
 
 use super::{cache_of, ComputePipeline, Pipeline};
 use crate::handles::create_object;
+use crate::kit::api::Kit;
 use crate::kit::descriptor::PipelineLayout;
+use crate::kit::objects::Device;
 use crate::kit::resources::VendorData;
 use crate::kit::shader::{PipelineCache, ShaderStage};
-use crate::kit::{Device, Kit};
 use crate::util::{find_in_chain, guard, slice};
 
 type Flags2 = vk::PipelineCreateFlags2KHR;

@@ -37,11 +37,11 @@ use vkgen_generated::entries::EntryTable;
 use vkgen_generated::recorder::Owned;
 use vkgen_generated::vk;
 
+use super::api::Kit;
 use super::descriptor::PipelineLayoutInfo;
 use super::resources::VendorData;
 use super::shader::{PipelineCache, ShaderStage};
 use super::state::graphics::GraphicsState;
-use super::Kit;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::guard;
 

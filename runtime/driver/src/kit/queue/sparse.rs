@@ -11,8 +11,8 @@
 use vkgen_generated::vk;
 
 use super::{enqueue, Batch, Queue, Signal, Submission};
+use crate::kit::api::Kit;
 use crate::kit::sync::{fence, semaphore};
-use crate::kit::Kit;
 use crate::util::{guard, slice};
 
 /// The wait and signal values of `info`'s timeline semaphores (zeros for binary ones).

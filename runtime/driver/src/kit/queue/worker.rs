@@ -30,8 +30,8 @@ use std::thread::JoinHandle;
 use vkgen_generated::vk;
 
 use super::{Batch, Completion};
+use crate::kit::api::Kit;
 use crate::kit::command::CommandBuffer;
-use crate::kit::Kit;
 use crate::util::lock;
 
 type Work = Box<dyn FnOnce() + Send + 'static>;

@@ -1,20 +1,24 @@
 //! `vkCmdBeginRenderPass2`, `vkCmdNextSubpass2` and `vkCmdEndRenderPass2` (their 1.0 forms
 //! arrive through [`crate::kit::routes`]): the command buffer's [`ActivePass`] plans each step,
 //! then the [`Op`]s go to the driver's own `vkCmdPipelineBarrier2`, `vkCmdBeginRendering` and
-//! `vkCmdEndRendering` — the vendor's hook where it has one, else the kit's command map (with
-//! [`Kit::RECORD_COMMANDS`] the generated recorder, which deep-copies them into the recording
-//! exactly as it copies an application's call). So the engine replays dynamic rendering and
+//! `vkCmdEndRendering` — the vendor's hook where it has one, else the driver's command map below
+//! its hooks, reached through [`Driver::fallback`] (`#[driver(kit)]` makes that the kit's
+//! assembled map; with [`Kit::RECORD_COMMANDS`] the generated recorder, which deep-copies them
+//! into the recording exactly as it copies an application's call). The render pass component
+//! asks the driver, not the assembly above it, for the map. So the engine replays dynamic rendering and
 //! never sees a render pass.
 
 use vkgen_generated::commands::CommandId;
+use vkgen_generated::driver::Driver;
+use vkgen_generated::pfn;
 use vkgen_generated::vk;
 
 use super::framebuffer::Framebuffer;
 use super::layouts::Layouts;
 use super::pass::RenderPass;
 use super::state::{ActivePass, AttachmentState, Op, ViewTarget, MAX_VIEWS};
+use crate::kit::api::Kit;
 use crate::kit::command::CommandBuffer;
-use crate::kit::Kit;
 use crate::util::{find_in_chain, guard, lock, slice};
 
 /// A render pass of a driver that cannot run what it becomes (no hook, no recorder).
@@ -30,7 +34,7 @@ fn missing(command: &str) {
 /// # Safety
 /// `cb` is a command buffer of this driver in the recording state.
 unsafe fn emit<D: Kit>(cb: vk::CommandBuffer, ops: &[Op]) {
-    let map = crate::kit::command_map::<D>();
+    let entry = <D as Driver>::fallback;
     for op in ops {
         match op {
             Op::Barrier { memory, images } => {
@@ -42,7 +46,10 @@ unsafe fn emit<D: Kit>(cb: vk::CommandBuffer, ops: &[Op]) {
                 unsafe {
                     if D::implements(CommandId::CMD_PIPELINE_BARRIER2) {
                         D::cmd_pipeline_barrier2(cb, &info)
-                    } else if let Some(f) = map.cmd_pipeline_barrier2 {
+                    } else if let Some(f) = entry(CommandId::CMD_PIPELINE_BARRIER2) {
+                        // SAFETY: the driver's entry for vkCmdPipelineBarrier2 has its type
+                        // (the command map holds each command's entry typed as the command).
+                        let f: pfn::PFN_vkCmdPipelineBarrier2 = std::mem::transmute(f);
                         f(cb, &info)
                     } else {
                         missing("vkCmdPipelineBarrier2")
@@ -54,7 +61,9 @@ unsafe fn emit<D: Kit>(cb: vk::CommandBuffer, ops: &[Op]) {
                 unsafe {
                     if D::implements(CommandId::CMD_BEGIN_RENDERING) {
                         D::cmd_begin_rendering(cb, info)
-                    } else if let Some(f) = map.cmd_begin_rendering {
+                    } else if let Some(f) = entry(CommandId::CMD_BEGIN_RENDERING) {
+                        // SAFETY: the driver's entry for vkCmdBeginRendering has its type.
+                        let f: pfn::PFN_vkCmdBeginRendering = std::mem::transmute(f);
                         f(cb, info)
                     } else {
                         missing("vkCmdBeginRendering")
@@ -65,7 +74,9 @@ unsafe fn emit<D: Kit>(cb: vk::CommandBuffer, ops: &[Op]) {
             Op::End => unsafe {
                 if D::implements(CommandId::CMD_END_RENDERING) {
                     D::cmd_end_rendering(cb)
-                } else if let Some(f) = map.cmd_end_rendering {
+                } else if let Some(f) = entry(CommandId::CMD_END_RENDERING) {
+                    // SAFETY: the driver's entry for vkCmdEndRendering has its type.
+                    let f: pfn::PFN_vkCmdEndRendering = std::mem::transmute(f);
                     f(cb)
                 } else {
                     missing("vkCmdEndRendering")

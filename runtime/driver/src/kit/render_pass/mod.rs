@@ -88,7 +88,7 @@ pub use pass::{
 };
 pub(crate) use state::ActivePass;
 
-use super::Kit;
+use super::api::Kit;
 
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in. It
 /// sits above the recorder: its render-pass commands replace the recorded ones.

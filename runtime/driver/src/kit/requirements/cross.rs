@@ -20,8 +20,9 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::features::{RequiredLimit, DRIVER_IDS, REQUIRED_LIMITS};
 use vkgen_generated::vk;
 
-use super::{Have, Missing};
-use crate::kit::{ExtensionSet, Features, Properties};
+use super::finding::{Have, Missing};
+use crate::kit::extensions::ExtensionSet;
+use crate::kit::tables::{Features, Properties};
 
 /// The feature rows of `REQUIRED_LIMITS` that apply with `features` on (any of a row's).
 fn applicable(features: &Features) -> impl Iterator<Item = &'static RequiredLimit> + '_ {

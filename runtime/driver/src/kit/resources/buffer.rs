@@ -8,7 +8,8 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::{Device, Kit};
+use super::super::api::Kit;
+use super::super::objects::Device;
 use super::{bind_checked, bound_host_ptr, store, BufferDesc, VendorData};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{find_in_chain, for_each_out, guard, slice};

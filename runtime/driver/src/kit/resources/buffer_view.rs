@@ -84,7 +84,7 @@ impl BufferView {
 }
 
 /// [`vkCreateBufferView`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateBufferView.html)
-unsafe extern "system" fn create_buffer_view<D: crate::kit::Kit>(
+unsafe extern "system" fn create_buffer_view<D: crate::kit::api::Kit>(
     device: vk::Device,
     p_info: *const vk::BufferViewCreateInfo<'_>,
     p_allocator: *const vk::AllocationCallbacks<'_>,
@@ -108,7 +108,7 @@ unsafe extern "system" fn create_buffer_view<D: crate::kit::Kit>(
                 );
             };
             // SAFETY: the application's device handle (VUID-vkCreateBufferView-device-parameter).
-            let max = unsafe { crate::kit::Device::<D>::from_handle(device) }
+            let max = unsafe { crate::kit::objects::Device::<D>::from_handle(device) }
                 .map_or(u32::MAX, |d| {
                     d.physical().properties.max_texel_buffer_elements
                 });
@@ -133,7 +133,7 @@ unsafe extern "system" fn destroy_buffer_view(
     });
 }
 
-pub(super) fn entries<D: crate::kit::Kit>() -> EntryTable {
+pub(super) fn entries<D: crate::kit::api::Kit>() -> EntryTable {
     EntryTable {
         create_buffer_view: Some(create_buffer_view::<D>),
         destroy_buffer_view: Some(destroy_buffer_view),

@@ -33,10 +33,11 @@
 use vkgen_abi::vk_error;
 use vkgen_generated::vk;
 
+use super::super::api::Kit;
 use super::super::hardware_buffer::{
     allocation_size, usage_of_image, ExportTarget, HardwareBufferAllocation,
 };
-use super::super::{Device, Kit};
+use super::super::objects::Device;
 use super::image::{linear_layout, LinearLayout};
 use super::memory::{self, Dedicated, DeviceMemory};
 use super::{Image, ImageDesc};

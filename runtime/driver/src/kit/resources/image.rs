@@ -9,7 +9,8 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::{Device, Kit};
+use super::super::api::Kit;
+use super::super::objects::Device;
 use super::buffer::write_requirements2;
 use super::{bind_checked, bound_host_ptr, external, store, ImageDesc, VendorData};
 use crate::handles::{destroy_object, Object, ObjectKind};

@@ -18,7 +18,8 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::{Device, Kit};
+use super::super::api::Kit;
+use super::super::objects::Device;
 use super::VendorData;
 use crate::gralloc::SharedMapping;
 use crate::handles::{destroy_object, Object, ObjectKind};

@@ -25,7 +25,7 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::Kit;
+use super::api::Kit;
 use crate::handles::{create_object, ObjectKind};
 
 pub mod address;
@@ -228,7 +228,7 @@ fn all_types(memory: &vk::PhysicalDeviceMemoryProperties) -> u32 {
 /// budget, the bytes the process allocated from it through the kit as its usage (zero for a
 /// driver with its own memory objects: override [`Kit::fill_extension_structure`] then).
 pub fn fill_memory_budget<D: Kit>(
-    physical: &super::PhysicalDevice<D>,
+    physical: &super::objects::PhysicalDevice<D>,
     s: &mut vk::BaseOutStructure<'_>,
 ) {
     if s.s_type != vk::StructureType::PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT {

@@ -17,7 +17,8 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::{Device, Kit};
+use super::super::api::Kit;
+use super::super::objects::Device;
 use crate::handles::{create_object, destroy_object, Object, ObjectKind};
 use crate::util::{guard, lock, slice};
 

@@ -20,7 +20,7 @@
 
 use vkgen_generated::entries::EntryTable;
 
-use super::Kit;
+use super::api::Kit;
 
 mod binary;
 pub mod cache;

@@ -43,11 +43,11 @@ use std::sync::Arc;
 use vkgen_generated::recorder::{Cmd, Execute};
 use vkgen_generated::vk;
 
+use super::api::Kit;
 use super::command::CommandBuffer;
 use super::descriptor::{Descriptor, DescriptorSet};
 use super::pipeline::{ComputePipeline, GraphicsPipeline, Pipeline};
 use super::shader::SpirvModule;
-use super::Kit;
 
 mod bind;
 mod bound;

@@ -41,7 +41,7 @@ pub mod payload;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::Kit;
+use super::api::Kit;
 use crate::sync_fd::NativeFence;
 pub use object::{fence, semaphore, Fence, FenceCore, Semaphore, SemaphoreCore, WaitPoint};
 

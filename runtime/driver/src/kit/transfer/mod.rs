@@ -37,8 +37,8 @@ use vkgen_generated::commands::CommandId;
 use vkgen_generated::recorder::{implemented, Cmd, Execute};
 use vkgen_generated::vk;
 
+use crate::kit::api::Kit;
 use crate::kit::format;
-use crate::kit::Kit;
 use crate::util::slice;
 
 /// The commands the kit runs with [`Kit::HOST_TRANSFERS`] (both forms of each `…2` pair).

@@ -2,8 +2,17 @@
 //! why it is copy-backed), the import of the mapped pages as host memory, the export of a new
 //! buffer, and the binds planned at allocation.
 
-use super::*;
+use super::super::copy_backed::{self, CopyBacked};
+use super::super::mapping::HostMapping;
+use super::super::registry::{lock, HostDevice};
+use super::planes::{plane_formats, vulkan_planes, Plan, PLANE_ASPECTS};
+use super::state::{AhbDevice, AhbImage, AhbMemory, CopyMemory, HostLayout, PlaneBind};
 use crate::gralloc::{map_gralloc_err, BufferOp};
+use crate::gralloc::{BufferDesc, PixelFormat};
+use crate::hardware_buffer::HardwareBufferRef;
+use crate::kit::hardware_buffer::{self as kit_ahb, ExportTarget, HardwareBufferAllocation};
+use std::ptr;
+use vkgen_generated::vk;
 
 /// The binds that put `img` (host handle `image`) on `desc`'s pages, after checking each
 /// plane's row pitch; and the bytes those binds need.

@@ -2,15 +2,22 @@
 //! the emulation's timelines ([`rewrite_batch`]) before the host's `vkQueueSubmit{,2}` sees
 //! them, and the fences a batch signals remembered for their export.
 
-use super::*;
+use super::super::registry::{device_of_queue, lock, HostDevice};
+use super::rewrite_batch;
+use super::state::SyncEmulation;
+use crate::util::{find_in_chain, ChainEdit};
+use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use vkgen_generated::vk;
 
 /// Devices with the emulation on: while there are none, submissions skip the lookup.
 static EMULATING: AtomicUsize = AtomicUsize::new(0);
 /// Each slot's host `vkQueueSubmit` / `vkQueueSubmit2` (an ICD's entry points dispatch on the
 /// queue, so any device of that ICD serves every queue of it).
 type HostSubmit = (vk::PFN_vkQueueSubmit, Option<vk::PFN_vkQueueSubmit2>);
-static HOST_SUBMIT: [OnceLock<HostSubmit>; crate::backend::host::ADAPTER_SLOTS + 1] =
-    [const { OnceLock::new() }; crate::backend::host::ADAPTER_SLOTS + 1];
+static HOST_SUBMIT: [OnceLock<HostSubmit>; crate::backend::host::icd::ADAPTER_SLOTS + 1] =
+    [const { OnceLock::new() }; crate::backend::host::icd::ADAPTER_SLOTS + 1];
 
 /// Remembers the host's submit functions (every device creation).
 pub(in crate::backend::host) fn note_host_submit(dev: &HostDevice) {
@@ -81,7 +88,7 @@ pub(in crate::backend::host) unsafe fn queue_submit(
     };
     note_pending_fence(sync, fence);
     // SAFETY: `pSubmits` holds `count` valid batches.
-    let batches = unsafe { crate::backend::host::slice(p_submits, count) };
+    let batches = unsafe { crate::backend::host::registry::slice(p_submits, count) };
     let built: Vec<Batch> = batches
         .iter()
         // SAFETY: each of the application's batches, with arrays of their stated lengths and
@@ -146,9 +153,9 @@ unsafe fn rewrite_submit_info(sync: &SyncEmulation, b: &vk::SubmitInfo<'_>) -> B
     // valid (the caller's promise).
     let (wsems, wstages, ssems, tl) = unsafe {
         (
-            crate::backend::host::slice(b.p_wait_semaphores, b.wait_semaphore_count),
-            crate::backend::host::slice(b.p_wait_dst_stage_mask, b.wait_semaphore_count),
-            crate::backend::host::slice(b.p_signal_semaphores, b.signal_semaphore_count),
+            crate::backend::host::registry::slice(b.p_wait_semaphores, b.wait_semaphore_count),
+            crate::backend::host::registry::slice(b.p_wait_dst_stage_mask, b.wait_semaphore_count),
+            crate::backend::host::registry::slice(b.p_signal_semaphores, b.signal_semaphore_count),
             find_in_chain::<vk::TimelineSemaphoreSubmitInfo<'_>>(
                 b.p_next,
                 vk::StructureType::TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -159,8 +166,11 @@ unsafe fn rewrite_submit_info(sync: &SyncEmulation, b: &vk::SubmitInfo<'_>) -> B
     // arrays are as long as its counts say.
     let (wvals, svals) = tl.map_or((&[][..], &[][..]), |t| unsafe {
         (
-            crate::backend::host::slice(t.p_wait_semaphore_values, t.wait_semaphore_value_count),
-            crate::backend::host::slice(
+            crate::backend::host::registry::slice(
+                t.p_wait_semaphore_values,
+                t.wait_semaphore_value_count,
+            ),
+            crate::backend::host::registry::slice(
                 t.p_signal_semaphore_values,
                 t.signal_semaphore_value_count,
             ),
@@ -237,14 +247,17 @@ pub(in crate::backend::host) unsafe fn queue_submit2(
     };
     note_pending_fence(sync, fence);
     // SAFETY: `pSubmits` holds `count` valid batches.
-    let batches = unsafe { crate::backend::host::slice(p_submits, count) };
+    let batches = unsafe { crate::backend::host::registry::slice(p_submits, count) };
     let mut lists = Vec::with_capacity(batches.len());
     for b in batches {
         // SAFETY: arrays of the stated lengths.
         let (w, sg) = unsafe {
             (
-                crate::backend::host::slice(b.p_wait_semaphore_infos, b.wait_semaphore_info_count),
-                crate::backend::host::slice(
+                crate::backend::host::registry::slice(
+                    b.p_wait_semaphore_infos,
+                    b.wait_semaphore_info_count,
+                ),
+                crate::backend::host::registry::slice(
                     b.p_signal_semaphore_infos,
                     b.signal_semaphore_info_count,
                 ),
