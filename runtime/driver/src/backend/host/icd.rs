@@ -559,3 +559,46 @@ pub(super) fn check_host_instance(
         host.manifest.display()
     ))
 }
+
+/// What the ICD's lookup answered, by command, while ash loaded a table for one instance or
+/// device: the same lookup for the same handle later (the loader filling its own tables through
+/// [`HostDriver`]'s passthrough) is answered from here instead of asking the ICD again.
+pub(super) struct Answers(Box<[usize]>);
+
+/// An [`Answers`] entry for a command that was not asked.
+const NOT_ASKED: usize = usize::MAX;
+
+impl Answers {
+    /// Runs ash's table `load` with `lookup` (the ICD's), recording every answer.
+    pub(super) fn record<T>(
+        lookup: impl Fn(&CStr) -> vk::PFN_vkVoidFunction,
+        load: impl FnOnce(&mut dyn FnMut(&CStr) -> *const c_void) -> T,
+    ) -> (T, Self) {
+        let mut answers = vec![NOT_ASKED; vkgen_generated::commands::COMMANDS.len()];
+        let table = load(&mut |name| {
+            let f = lookup(name);
+            let address = f.map_or(0, |f| f as usize);
+            if let Some(id) = vkgen_generated::commands::lookup(name) {
+                if let Some(slot) = answers.get_mut(usize::from(id.0)) {
+                    *slot = address;
+                }
+            }
+            address as *const c_void
+        });
+        (table, Self(answers.into_boxed_slice()))
+    }
+
+    /// The recorded answer for `name` (`Some(None)`: the ICD had none), `None` if it was not
+    /// asked.
+    pub(super) fn get(&self, name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+        let id = vkgen_generated::commands::lookup(name)?;
+        match *self.0.get(usize::from(id.0))? {
+            NOT_ASKED => None,
+            0 => Some(None),
+            // SAFETY: a non-null address the ICD's lookup returned as a `PFN_vkVoidFunction`.
+            address => Some(Some(unsafe {
+                std::mem::transmute::<usize, unsafe extern "system" fn()>(address)
+            })),
+        }
+    }
+}
