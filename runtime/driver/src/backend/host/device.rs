@@ -73,26 +73,10 @@ pub(super) unsafe fn create_host_device(
         return r;
     }
     let gdpa = inst.fns.fp_v1_0().get_device_proc_addr;
-    // The table is loaded before the check, which then reads its recorded answers: each name
-    // is asked of the ICD once. Loading calls nothing but the ICD's vkGetDeviceProcAddr.
-    let loaded = (vk::Handle::as_raw(device) != 0).then(|| {
-        Answers::record(
-            // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created
-            // and a NUL-terminated name.
-            |name| unsafe { gdpa(device, name.as_ptr()) },
-            // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
-            |load| unsafe { ash::Device::load_with(|name| load(name), device) },
-        )
-    });
-    let answers = loaded.as_ref().map(|l| &l.1);
     // SAFETY: `device` is what the ICD's vkCreateDevice just returned with `p_allocator`.
-    if let Err(r) = unsafe { check_new_device(gdpa, device, p_allocator, answers) } {
-        return r;
-    }
-    // `check_new_device` refused a null device, so the table was loaded; every command ash
-    // calls on it resolved through the ICD's vkGetDeviceProcAddr (checked there).
-    let Some((fns, answers)) = loaded else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let (fns, answers) = match unsafe { load_checked(gdpa, device, p_allocator) } {
+        Ok(loaded) => loaded,
+        Err(r) => return r,
     };
     let family = first_queue_family(ci);
     let wants_sync =
@@ -537,4 +521,37 @@ pub(super) unsafe fn create_host_instance(
     // SAFETY: `p_instance` is the application's vkCreateInstance output, valid for a write.
     unsafe { *p_instance = instance };
     vk::Result::SUCCESS
+}
+
+/// The new device's table, loaded through the ICD's `vkGetDeviceProcAddr` with each answer
+/// recorded, and the device checked against it.
+///
+/// # Safety
+/// `device` is what the ICD's vkCreateDevice just returned with `p_allocator`; `gdpa` is that
+/// ICD's vkGetDeviceProcAddr.
+unsafe fn load_checked(
+    gdpa: vk::PFN_vkGetDeviceProcAddr,
+    device: vk::Device,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+) -> Result<(ash::Device, Answers), vk::Result> {
+    // The table is loaded before the check, which then reads its recorded answers: each name
+    // is asked of the ICD once. Loading calls nothing but the ICD's vkGetDeviceProcAddr.
+    let loaded = (vk::Handle::as_raw(device) != 0).then(|| {
+        Answers::record(
+            // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created
+            // and a NUL-terminated name.
+            |name| unsafe { gdpa(device, name.as_ptr()) },
+            // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
+            |load| unsafe { ash::Device::load_with(|name| load(name), device) },
+        )
+    });
+    let answers = loaded.as_ref().map(|l| &l.1);
+    // SAFETY: `device` is what the ICD's vkCreateDevice just returned with `p_allocator`.
+    unsafe { check_new_device(gdpa, device, p_allocator, answers) }?;
+    // `check_new_device` refused a null device, so the table was loaded; every command ash
+    // calls on it resolved through the ICD's vkGetDeviceProcAddr (checked there).
+    let Some((fns, answers)) = loaded else {
+        return Err(vk::Result::ERROR_INITIALIZATION_FAILED);
+    };
+    Ok((fns, answers))
 }
