@@ -138,7 +138,7 @@ impl HalError {
 ///   `BadDevicePointer`, `NullProcs`; and a configured updatable driver that does not load
 ///   (`UpdatableDriverMissing`). Android fails instance creation there (`OpenHAL`).
 ///
-/// It does not log: [`load`] logs the rejection with the module's path, and the command that
+/// It does not log: `hal_search::load` logs the rejection with the module's path, and the command that
 /// returns the result logs it with `vk_error!`.
 pub fn map_hal_err(err: &HalError) -> vk::Result {
     if err.is_fatal() {

@@ -14,7 +14,7 @@
 //!   that negotiated interface 2 may provide through its `vkGetInstanceProcAddr(NULL, ...)`
 //!   instead of exporting them (Khronos-style layers such as Debian's validation layer);
 //! * `vkNegotiateLoaderLayerInterfaceVersion` when exported, offered interface version 2 —
-//!   on Linux hosts only ([`Negotiation`]): AOSP's loader never negotiates, so on Android a
+//!   on Linux hosts only (`entry_points::Negotiation`): AOSP's loader never negotiates, so on Android a
 //!   layer is "global" only if it exports `vkEnumerateDeviceLayerProperties` and lists itself;
 //! * per layer: instance extensions, "global" iff its `VkLayerProperties` are byte-identical to an
 //!   entry of the device layer list (then its device extensions), and its GIPA/GDPA.

@@ -116,7 +116,7 @@ impl LayerRegistry {
     }
 
     /// The pre-instance functions `pick` chooses of the implicit manifest layers active under
-    /// `filters`, nearest the application first ([`pre_instance`]).
+    /// `filters`, nearest the application first ([`HostLayer::pre_instance`]).
     ///
     /// # Safety
     /// `F` must be the chain function type of the command `pick` chooses.

@@ -27,7 +27,7 @@ pub enum Kind {
 pub struct Controls {
     /// Set when the surface goes: the presenter returns soon after.
     pub stop: Arc<AtomicBool>,
-    /// How the surface's swapchain's frames are paced, a [`pacing::Pacing`] (its present mode):
+    /// How the surface's swapchain's frames are paced, a [`Pacing`] (its present mode):
     /// `IMMEDIATE` shows each frame as soon as it is queued, not at the next refresh (X11) or
     /// frame callback (Wayland); `FIFO_RELAXED` (X11) a late one.
     pub pacing: Arc<AtomicU8>,
