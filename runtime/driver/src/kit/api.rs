@@ -47,8 +47,8 @@ pub struct PhysicalDeviceDesc<D: Kit> {
 
 impl<D: Kit> PhysicalDeviceDesc<D> {
     /// A `vulkaninfo`-clean device named `name` at the driver's API version: a valid device of
-    /// that version ([`requirements`]: every feature the version and the driver's device
-    /// extensions require, every minimum limit).
+    /// that version ([`requirements`](super::requirements): every feature the version and the
+    /// driver's device extensions require, every minimum limit).
     pub fn new(name: &core::ffi::CStr, data: D::PhysicalDevice) -> Self {
         let extensions = D::device_extensions().to_vec();
         let features = default_features(D::API_VERSION, &extensions);
@@ -87,13 +87,13 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     const RECORD_COMMANDS: bool = false;
 
     /// Bring-up aid: commands neither the vendor nor the kit implements answer as the kit's
-    /// components do on their own ([`bring_up`]: real objects, no rendering, `VK_SUCCESS` for
-    /// the rest), so an unfinished driver already runs programs.
+    /// components do on their own ([`bring_up`](super::bring_up): real objects, no rendering,
+    /// `VK_SUCCESS` for the rest), so an unfinished driver already runs programs.
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
 
-    /// The kit's queue and sync core ([`queue`], [`sync`]): `vkQueueSubmit{,2}` held until
-    /// their waits resolve and handed to [`Kit::driver_submit`], fences and binary/timeline
+    /// The kit's queue and sync core ([`queue`], [`sync`](super::sync)): `vkQueueSubmit{,2}` held
+    /// until their waits resolve and handed to [`Kit::driver_submit`], fences and binary/timeline
     /// semaphores the kit signals when the vendor's work completes, the host waits, queue and
     /// device idle, and `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`).
     /// Drivers with their own queues and sync objects leave it off.
@@ -104,13 +104,13 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// host-visible), buffers, buffer views, images, image views, samplers, sampler YCbCr
     /// conversions, query pools, events and private data slots, with every command that
     /// follows from their state (with [`Kit::RECORD_COMMANDS`], also the event and timestamp
-    /// commands the engine does not run, applied at replay: [`command::CommandBuffer::replay`]). Drivers with their own objects
-    /// leave it off.
+    /// commands the engine does not run, applied at replay: [`command::CommandBuffer::replay`]).
+    /// Drivers with their own objects leave it off.
     const RESOURCE_OBJECTS: bool = false;
 
-    /// The kit's host transfers ([`transfer`]): with [`Kit::RESOURCE_OBJECTS`] (all kit memory
-    /// is host memory) and [`Kit::RECORD_COMMANDS`], every transfer command the engine does not
-    /// run — `vkCmdFillBuffer`, `vkCmdUpdateBuffer`, `vkCmdCopyBuffer{,2}`,
+    /// The kit's host transfers ([`transfer`](super::transfer)): with [`Kit::RESOURCE_OBJECTS`]
+    /// (all kit memory is host memory) and [`Kit::RECORD_COMMANDS`], every transfer command the
+    /// engine does not run — `vkCmdFillBuffer`, `vkCmdUpdateBuffer`, `vkCmdCopyBuffer{,2}`,
     /// `vkCmdCopyBufferToImage{,2}`, `vkCmdCopyImageToBuffer{,2}`, `vkCmdCopyImage{,2}`,
     /// `vkCmdClearColorImage`, `vkCmdClearDepthStencilImage`, `vkCmdBlitImage{,2}` and
     /// `vkCmdResolveImage{,2}` — is run by the kit on the objects' bytes at replay, in recorded
@@ -119,41 +119,44 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// A CPU driver turns it on and writes no transfer method; an engine method still wins.
     const HOST_TRANSFERS: bool = false;
 
-    /// The kit's descriptor objects ([`descriptor`], Mesa's `vk_descriptor_set_layout`,
-    /// `vk_pipeline_layout`, `vk_descriptor_update_template`): set layouts (sorted bindings,
-    /// immutable samplers, binding flags, push-descriptor and inline-uniform-block layouts),
-    /// `vkGetDescriptorSetLayoutSupport` from the limits, pools with per-type accounting, sets
-    /// whose [`descriptor::DescriptorStore`] the engine reads at execution time,
-    /// `vkUpdateDescriptorSets` writes and copies, update templates (push-descriptor ones too)
-    /// and pipeline layouts with a compatibility identity. With [`Kit::RESOURCE_OBJECTS`] on,
-    /// `VK_WHOLE_SIZE` buffer ranges are resolved against the kit's buffers. Drivers with their
-    /// own descriptor objects leave it off.
+    /// The kit's descriptor objects ([`descriptor`](super::descriptor), Mesa's
+    /// `vk_descriptor_set_layout`, `vk_pipeline_layout`, `vk_descriptor_update_template`): set
+    /// layouts (sorted bindings, immutable samplers, binding flags, push-descriptor and
+    /// inline-uniform-block layouts), `vkGetDescriptorSetLayoutSupport` from the limits, pools with
+    /// per-type accounting, sets whose
+    /// [`descriptor::DescriptorStore`](super::descriptor::DescriptorStore) the engine reads at
+    /// execution time, `vkUpdateDescriptorSets` writes and copies, update templates
+    /// (push-descriptor ones too) and pipeline layouts with a compatibility identity. With
+    /// [`Kit::RESOURCE_OBJECTS`] on, `VK_WHOLE_SIZE` buffer ranges are resolved against the kit's
+    /// buffers. Drivers with their own descriptor objects leave it off.
     const DESCRIPTOR_OBJECTS: bool = false;
 
-    /// The kit's render passes on dynamic rendering ([`render_pass`], Mesa's `vk_render_pass`
-    /// and `vk_framebuffer`): render passes (1.0 and `…2`), framebuffers (imageless too) and
-    /// the render-area granularity; `vkCmdBeginRenderPass{,2}`, `vkCmdNextSubpass{,2}` and
-    /// `vkCmdEndRenderPass{,2}` become the driver's own `vkCmdPipelineBarrier2`,
-    /// `vkCmdBeginRendering` and `vkCmdEndRendering` (recorded with
+    /// The kit's render passes on dynamic rendering ([`render_pass`](super::render_pass), Mesa's
+    /// `vk_render_pass` and `vk_framebuffer`): render passes (1.0 and `…2`), framebuffers
+    /// (imageless too) and the render-area granularity; `vkCmdBeginRenderPass{,2}`,
+    /// `vkCmdNextSubpass{,2}` and `vkCmdEndRenderPass{,2}` become the driver's own
+    /// `vkCmdPipelineBarrier2`, `vkCmdBeginRendering` and `vkCmdEndRendering` (recorded with
     /// [`Kit::RECORD_COMMANDS`]), with the load/store/resolve ops, layout transitions and
     /// subpass dependencies the pass describes; secondaries continuing a subpass begin as
     /// dynamic-rendering secondaries. Barriers name images through the kit's image views
     /// ([`Kit::RESOURCE_OBJECTS`]). Drivers with native render passes leave it off.
     const RENDER_PASS_OBJECTS: bool = false;
 
-    /// The kit's shader objects ([`shader`], Mesa's `vk_shader_module` and
+    /// The kit's shader objects ([`shader`](super::shader), Mesa's `vk_shader_module` and
     /// `vk_pipeline_cache`): shader modules (SPIR-V validated and reflected once; bad code is a
     /// logged `VK_ERROR_UNKNOWN`), the `VK_EXT_shader_module_identifier` queries, and pipeline
     /// caches with the spec's header, data round trips and merges. Pipelines resolve their
-    /// stages with [`shader::ShaderStage::from_create_info`]. Drivers that compile SPIR-V
-    /// themselves may still turn it on: the stage gives them the code and its reflection.
+    /// stages with
+    /// [`shader::ShaderStage::from_create_info`](super::shader::ShaderStage::from_create_info).
+    /// Drivers that compile SPIR-V themselves may still turn it on: the stage gives them the code
+    /// and its reflection.
     const SHADER_OBJECTS: bool = false;
 
-    /// The kit's pipelines and bound-state tracking ([`pipeline`], [`state`], Mesa's
+    /// The kit's pipelines and bound-state tracking ([`pipeline`], [`state`](super::state), Mesa's
     /// `vk_pipeline` and `vk_graphics_state`): `vkCreateComputePipelines`,
     /// `vkCreateGraphicsPipelines` (graphics pipeline libraries, pipeline caches, creation
     /// feedback) and `vkDestroyPipeline`, each pipeline holding its resolved stages, its
-    /// layout and one compiled [`state::GraphicsState`]; and
+    /// layout and one compiled [`state::GraphicsState`](super::state::GraphicsState); and
     /// [`command::CommandBuffer::replay_tracked`], which hands the engine the resolved bound
     /// state at every draw and dispatch. Needs the shader and descriptor objects
     /// (`SHADER_OBJECTS`, `DESCRIPTOR_OBJECTS`) and [`Kit::RECORD_COMMANDS`].
@@ -234,10 +237,13 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         Ok(())
     }
 
-    /// The kit's `AHardwareBuffer` component ([`hardware_buffer`]):
+    /// The kit's `AHardwareBuffer` component ([`hardware_buffer`](super::hardware_buffer)):
     /// `vkGetAndroidHardwareBufferPropertiesANDROID`, `vkGetMemoryAndroidHardwareBufferANDROID`
     /// (through [`Kit::memory_hardware_buffer`]) and the handle type in the external-memory
-    /// queries. The driver backs memory with the buffers ([`hardware_buffer::HardwareBufferAllocation`]).
+    /// queries. The driver backs memory with the buffers
+    /// ([`HardwareBufferAllocation`]).
+    ///
+    /// [`HardwareBufferAllocation`]: super::hardware_buffer::HardwareBufferAllocation
     const HARDWARE_BUFFERS: bool = false;
 
     /// The memory types an `AHardwareBuffer` may be imported into. Default: all of them.

@@ -47,10 +47,10 @@ pub unsafe fn is_enabled_on_device<D: Kit>(device: u64, ext: ExtensionId) -> boo
 /// buffers (with [`Kit::RECORD_COMMANDS`] the generated recorder), the resource objects (with
 /// them on the kit answers both forms of each bind and requirements query itself), the
 /// descriptor objects ([`Kit::DESCRIPTOR_OBJECTS`]), the shader objects
-/// ([`Kit::SHADER_OBJECTS`]), the pipelines ([`Kit::PIPELINE_OBJECTS`]), the commons, the `…2` routes of 1.3 and 1.4, native buffers,
-/// hardware buffers — then, while
-/// [`Kit::NULL_OBJECTS`] is on, the kit's bring-up table ([`bring_up::entries`]) minus the commands that take
-/// the kit's base objects.
+/// ([`Kit::SHADER_OBJECTS`]), the pipelines ([`Kit::PIPELINE_OBJECTS`]), the commons, the `…2`
+/// routes of 1.3 and 1.4, native buffers, hardware buffers — then, while
+/// [`Kit::NULL_OBJECTS`] is on, the kit's bring-up table ([`bring_up::entries`]) minus the commands
+/// that take the kit's base objects.
 pub fn entries<D: Kit>() -> EntryTable {
     let mut table = sync::entries::<D>()
         .or(&queue::entries::<D>())
@@ -77,7 +77,8 @@ pub fn entries<D: Kit>() -> EntryTable {
     table
 }
 
-/// [`Driver::fallback`] of a kit driver: `cmd`'s entry in [`command_map`].
+/// [`Driver::fallback`](crate::generated::driver::Driver::fallback) of a kit driver: `cmd`'s entry
+/// in [`command_map`].
 pub fn fallback<D: Kit>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
     command_map::<D>().get(cmd)
 }

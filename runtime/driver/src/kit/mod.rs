@@ -21,16 +21,17 @@
 //!   `VK_ERROR_FEATURE_NOT_PRESENT`), queues, `VK_EXT_debug_report` and `VK_EXT_debug_utils`.
 //! * [`entries`] is the driver's command map below its hooks, and [`fallback`] how the
 //!   get-proc-addr functions reach it (`#[vkgen_driver::driver(kit)]` makes it the driver's
-//!   [`Driver::fallback`]). Each component states what it implements as an [`EntryTable`] — a
-//!   struct generated from the registry with one slot per command, typed as the command — and
-//!   the tables merge from the highest priority down, as Mesa's
-//!   `vk_device_dispatch_table_from_entrypoints`: the vendor's hook, then the kit's common
-//!   implementation (including "one hook per concept" routing: `vkBindBufferMemory` through
-//!   the vendor's `vkBindBufferMemory2` and back, the 1.0 queries through the `…2` ones, and
-//!   in [`routes`] `vkQueueSubmit`, barriers, events, timestamps, copies and render-pass
-//!   commands through their Vulkan 1.3 `…2` forms, and in [`routes_1_4`] map/unmap,
+//!   [`Driver::fallback`](crate::generated::driver::Driver::fallback)). Each component states what
+//!   it implements as an [`EntryTable`](crate::generated::entries::EntryTable) — a struct generated
+//!   from the registry with one slot per command, typed as the command — and the tables merge from
+//!   the highest priority down, as Mesa's `vk_device_dispatch_table_from_entrypoints`: the vendor's
+//!   hook, then the kit's common implementation (including "one hook per concept" routing:
+//!   `vkBindBufferMemory` through the vendor's `vkBindBufferMemory2` and back, the 1.0 queries
+//!   through the `…2` ones, and in [`routes`] `vkQueueSubmit`, barriers, events, timestamps, copies
+//!   and render-pass commands through their Vulkan 1.3 `…2` forms, and in [`routes_1_4`] map/unmap,
 //!   index-buffer, subresource-layout, descriptor-set, push-constant and push-descriptor
-//!   commands to and from their Vulkan 1.4 forms), then the kit's bring-up table ([`bring_up`]) while
+//!   commands to and from their Vulkan 1.4 forms), then the kit's bring-up table ([`bring_up`])
+//!   while
 //!   [`Kit::NULL_OBJECTS`] is on, and otherwise nothing — a NULL proc address, never a stub.
 //! * [`queue`] and [`sync`] are the queue and sync core ([`Kit::SYNC_OBJECTS`], Mesa's
 //!   `vk_queue` and `vk_sync`): batches held until their waits resolve and handed to

@@ -1,11 +1,11 @@
 //! What the registry and the specification require of a device of a version: the features vk.xml
 //! marks as required (`<require><feature …/>`, generated as
-//! [`REQUIRED_FEATURES`]) per core version and per
+//! [`REQUIRED_FEATURES`](crate::generated::features::REQUIRED_FEATURES)) per core version and per
 //! extension, the limits the specification requires per core version
-//! ([`REQUIRED_LIMITS`], from Khronos'
+//! ([`REQUIRED_LIMITS`](crate::generated::features::REQUIRED_LIMITS), from Khronos'
 //! Vulkan-Profiles), the `depends=` of every advertised extension, and which features a
 //! version and its extensions can expose at all
-//! ([`FEATURE_ORIGINS`]).
+//! ([`FEATURE_ORIGINS`](crate::generated::features::FEATURE_ORIGINS)).
 //!
 //! [`PhysicalDeviceDesc::new`](super::PhysicalDeviceDesc::new) starts from a device that meets
 //! them ([`with_required_features`], [`with_required_limits`], [`with_feature_limits`]);

@@ -205,8 +205,8 @@ impl HostIcd {
         )
     }
 
-    /// An ICD someone else opened and negotiated (the loader, through [`adapter`]): its
-    /// entry points stay valid for the process, and nothing is opened again.
+    /// An ICD someone else opened and negotiated (the loader, through [`adapter`](super::adapter)):
+    /// its entry points stay valid for the process, and nothing is opened again.
     pub fn from_entry_points(
         library: Option<libloading::os::unix::Library>,
         manifest: &Path,
@@ -389,7 +389,7 @@ pub fn discover() -> Result<HostIcd, HostError> {
     Err(HostError::NoneFound { tried })
 }
 
-/// How many ICDs a loader can hand the host driver ([`adapter`]).
+/// How many ICDs a loader can hand the host driver ([`adapter`](super::adapter)).
 pub const ADAPTER_SLOTS: usize = 4;
 
 /// Slot 0: the ICD found by [`discover`]; the others: ICDs adopted through [`adapter`].

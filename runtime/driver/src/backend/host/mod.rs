@@ -10,8 +10,8 @@
 //! Khronos search ([`candidate_manifests`]: `$XDG_CONFIG_HOME`, `$XDG_CONFIG_DIRS`, `/etc`,
 //! `$XDG_DATA_HOME`, `$XDG_DATA_DIRS`, each `+ vulkan/icd.d`, then NVIDIA's container location
 //! `/usr/local/nvidia/share/vulkan/icd.d`; setuid-safe), NVIDIA first, then lavapipe, then the
-//! rest. The manifest is parsed by the platform's rules, the library `dlopen`ed (`RTLD_NOW | RTLD_LOCAL`, kept
-//! for the life of the process), interface version 7 offered through
+//! rest. The manifest is parsed by the platform's rules, the library `dlopen`ed (`RTLD_NOW |
+//! RTLD_LOCAL`, kept for the life of the process), interface version 7 offered through
 //! `vk_icdNegotiateLoaderICDInterfaceVersion` (at least 2 required, so dispatchable objects
 //! carry `ICD_LOADER_MAGIC`), and `vk_icdGetInstanceProcAddr` used for everything. Libraries that
 //! export `HMI` are vkgen drivers and are skipped, so a manifest for this very driver in a standard
@@ -82,9 +82,10 @@
 //!   `vkAcquireNextImageKHR` on the same swapchain's device, the only caller).
 //! * `vkQueueSignalReleaseImageANDROID` submits a batch waiting on the semaphores (all stages)
 //!   with a pooled fence. Where the host exports `SYNC_FD` fences (NVIDIA), the fence's
-//!   `sync_file` is returned. Otherwise (lavapipe) an eventfd [`FenceSignaller`] fd is returned
-//!   and the device's worker thread (started on first use) waits for the host fence, signals the
-//!   eventfd and recycles the fence.
+//!   `sync_file` is returned. Otherwise (lavapipe) an eventfd
+//!   [`FenceSignaller`](crate::sync_fd::FenceSignaller) fd is returned and the device's worker
+//!   thread (started on first use) waits for the host fence, signals the eventfd and recycles the
+//!   fence.
 
 #[macro_use]
 mod registry;

@@ -51,8 +51,8 @@ pub enum Missing {
     /// without `vkCmdBlitImage`/`vkCmdBlitImage2` in the engine's `Execute::implements`).
     /// Known only where the engine's list is given (a recording driver) or the command has
     /// no implementation at all. A command the kit runs for the engine
-    /// ([`Kit::HOST_TRANSFERS`]) counts on the formats the kit
-    /// serves ([`super::transfer::runs_on`]).
+    /// ([`Kit::HOST_TRANSFERS`](crate::kit::Kit::HOST_TRANSFERS)) counts on the formats the kit
+    /// serves ([`runs_on`](crate::kit::transfer::runs_on)).
     #[error("format feature {feature} is advertised on {count} formats ({examples}) but the driver runs none of {commands}")]
     FormatFeature {
         feature: &'static str,
@@ -71,8 +71,8 @@ pub enum Missing {
     DriverId { have: i32 },
     /// A `vkCmd*` of the version or of an advertised extension (`by`) that the kit records
     /// but neither a hook, the engine nor the kit at replay runs
-    /// ([`super::command::kit_applies`]: events, timestamps, with `HOST_TRANSFERS` the
-    /// transfers): its replay reaches `Execute::unimplemented`.
+    /// ([`kit_applies`](crate::kit::command::kit_applies): events, timestamps, with
+    /// `HOST_TRANSFERS` the transfers): its replay reaches `Execute::unimplemented`.
     #[error("{by} requires {command}, which is recorded but not executed by the engine")]
     Unexecuted {
         command: &'static str,

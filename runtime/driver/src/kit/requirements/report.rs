@@ -55,11 +55,12 @@ fn version_name(v: u32) -> &'static str {
 
 /// Every command core up to `api_version` or of an advertised extension (the device
 /// extensions given, and the driver's instance extensions) that driver `D` does not implement,
-/// given `table`, its command map below the hooks ([`super::entries`]): [`Missing::Command`]
-/// where it answers NULL (the entry-table view), and with `executes` (the engine's
-/// `Execute::implements`) [`Missing::Unexecuted`] where the kit records a `vkCmd*` the engine
-/// does not run (the recorder view). The get-proc-addr commands are always answered; commands
-/// of extensions the loader implements (WSI) are not the driver's unless it advertises them.
+/// given `table`, its command map below the hooks ([`entries`](crate::kit::entries)):
+/// [`Missing::Command`] where it answers NULL (the entry-table view), and with `executes` (the
+/// engine's `Execute::implements`) [`Missing::Unexecuted`] where the kit records a `vkCmd*` the
+/// engine does not run (the recorder view). The get-proc-addr commands are always answered;
+/// commands of extensions the loader implements (WSI) are not the driver's unless it advertises
+/// them.
 pub fn unimplemented_commands<D: Kit>(
     table: &vkgen_generated::entries::EntryTable,
     api_version: u32,
