@@ -285,6 +285,43 @@ fn report_disabled(extension: &'static std::ffi::CStr, command: &'static std::ff
     );
 }
 
+/// This process's id, cached until a fork. Bionic caches `getpid()`, so AOSP's once-per-pid
+/// check costs nothing there; glibc (since 2.25) makes every call a system call, and `loader()`
+/// runs several times per instance (a system call costs microseconds on sandboxed hosts). A
+/// `pthread_atfork` child handler clears the cache, so a forked child asks the kernel again;
+/// if the handler cannot be registered, nothing is cached.
+fn process_id() -> u32 {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    static PID: AtomicU32 = AtomicU32::new(0);
+    static CACHEABLE: AtomicBool = AtomicBool::new(false);
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    extern "C" fn forked_child() {
+        // Only an atomic store: async-signal-safe, as a handler run in a forked child must be.
+        PID.store(0, Ordering::Relaxed);
+    }
+    REGISTER.call_once(|| {
+        // SAFETY: registers a child handler that only stores an atomic. `pthread_atfork` comes
+        // from libc_nonshared (glibc) or is bionic's, both of which pass this library's
+        // `__dso_handle`: the handler is unregistered if `libvulkan.so` is ever unloaded.
+        let r = unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
+        if r == 0 {
+            CACHEABLE.store(true, Ordering::Relaxed);
+        } else {
+            log::warn!("pthread_atfork failed ({r}): the process id is asked on every call");
+        }
+    });
+    match PID.load(Ordering::Relaxed) {
+        0 => {
+            let pid = std::process::id();
+            if CACHEABLE.load(Ordering::Relaxed) {
+                PID.store(pid, Ordering::Relaxed);
+            }
+            pid
+        }
+        pid => pid,
+    }
+}
+
 /// The state and the process id it was built for. Each state is leaked: instances and their
 /// handles refer to it for the rest of the process, and a fork makes at most one more.
 static LOADER: Mutex<Option<(u32, &'static Loader)>> = Mutex::new(None);
@@ -293,7 +330,7 @@ static LOADER: Mutex<Option<(u32, &'static Loader)>> = Mutex::new(None);
 /// [`LoaderConfig::from_platform`]. Called only from global commands and instance creation, never
 /// from per-call paths, so the lock costs nothing that matters.
 pub fn loader() -> &'static Loader {
-    let pid = std::process::id();
+    let pid = process_id();
     // A panic while building the state (the caller's guard catches it) leaves `None`: the next
     // call tries again, as AOSP's failed initialisation does for a new pid.
     let mut state = LOADER.lock().unwrap_or_else(|p| p.into_inner());
@@ -309,5 +346,33 @@ pub fn loader() -> &'static Loader {
             *state = Some((pid, loader));
             loader
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::process_id;
+
+    #[test]
+    fn a_forked_child_sees_its_own_process_id() {
+        let parent = process_id();
+        assert_eq!(parent, std::process::id());
+        assert_eq!(process_id(), parent, "cached");
+        // SAFETY: the child only reads an atomic, asks the kernel for its id (both
+        // async-signal-safe once `process_id` has registered its handler, above) and exits.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0, "fork failed");
+        if child == 0 {
+            // SAFETY: `getpid` and `_exit` are async-signal-safe.
+            let ok = process_id() == unsafe { libc::getpid() } as u32;
+            // SAFETY: ends the child without running the parent's destructors or test harness.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child forked above; `status` is writable.
+        assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
+        assert!(libc::WIFEXITED(status), "child status {status:#x}");
+        assert_eq!(libc::WEXITSTATUS(status), 0, "the child saw the parent's id");
+        assert_eq!(process_id(), parent);
     }
 }
