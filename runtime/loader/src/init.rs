@@ -372,7 +372,11 @@ mod tests {
         // SAFETY: waits for the child forked above; `status` is writable.
         assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
         assert!(libc::WIFEXITED(status), "child status {status:#x}");
-        assert_eq!(libc::WEXITSTATUS(status), 0, "the child saw the parent's id");
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "the child saw the parent's id"
+        );
         assert_eq!(process_id(), parent);
     }
 }
