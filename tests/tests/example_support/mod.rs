@@ -1,8 +1,8 @@
 //! The vendor examples under `docs/examples/` (the copy engine, the CPU compute device), built
 //! the way a vendor builds them: the crate copied outside the checkout, its runtime vendored
-//! by `vkgen driver`, built there; and the checks every client run through them shares (the
-//! client exits 0, printed its summary, and the dynamic linker's log shows the loader and the
-//! validation layer that ran).
+//! by `vkgen driver`, built and packaged there; and the checks every client run through them
+//! shares (the client exits 0, printed its summary, and the dynamic linker's log shows the loader
+//! and the validation layer that ran).
 //!
 //! Every example builds into one target directory, `target/examples`: the crates.io
 //! dependencies they share are built once (the vendored runtimes are separate copies).
@@ -66,6 +66,7 @@ pub fn build(name: &str, api: &str, extra_args: &[&str]) -> Example {
         "{name} does not build outside the checkout:\n{}",
         String::from_utf8_lossy(&build.stderr)
     );
+    packages(&crate_dir, &dir.path().join("package"));
     let profile = if extra_args.contains(&"--release") {
         "release"
     } else {
@@ -86,6 +87,34 @@ pub fn build(name: &str, api: &str, extra_args: &[&str]) -> Example {
         lib,
         manifest,
     }
+}
+
+/// `cargo package --no-verify` of the copy (the build above already compiled it): a vendor crate
+/// packages together with the runtime it builds on and its other path dependencies, which only
+/// works when they are publishable members of its workspace with versions on the path lines
+/// (issue 33, writing-a-driver.md "Distribution"). Its own target directory, in the copy's
+/// temporary directory, so two examples never share `target/package`.
+fn packages(crate_dir: &Path, target: &Path) {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "package",
+            "--no-verify",
+            "--offline",
+            "--allow-dirty",
+            "--quiet",
+        ])
+        .arg("--manifest-path")
+        .arg(crate_dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} does not cargo package:\n{}",
+        crate_dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `gcc -Wall -Wextra -Werror -O2` of `source` into `out`, with `-I include` and `-lvulkan`.
