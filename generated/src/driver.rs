@@ -17398,3 +17398,32 @@ pub fn entry_point<D: Driver>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
         _ => None,
     }
 }
+
+/// Every driver, as the get-proc-addr rules see it.
+impl<D: Driver> resolve::Lookup for D {
+    const API_VERSION: u32 = <D as Driver>::API_VERSION;
+    const STUB_UNIMPLEMENTED: bool = <D as Driver>::STUB_UNIMPLEMENTED;
+    fn implements(cmd: CommandId) -> bool {
+        <D as Driver>::implements(cmd)
+    }
+    fn fallback(cmd: CommandId) -> vk::PFN_vkVoidFunction {
+        <D as Driver>::fallback(cmd)
+    }
+    fn supports_extension(ext: ExtensionId) -> bool {
+        <D as Driver>::supports_extension(ext)
+    }
+    fn intercepts(cmd: CommandId) -> bool {
+        <D as Driver>::intercepts(cmd)
+    }
+    unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
+        // SAFETY: the caller's contract is `passthrough`'s.
+        unsafe { <D as Driver>::passthrough(level, handle, name) }
+    }
+    unsafe fn is_enabled_on_device(device: u64, ext: ExtensionId) -> bool {
+        // SAFETY: the caller's contract is `is_enabled_on_device`'s.
+        unsafe { <D as Driver>::is_enabled_on_device(device, ext) }
+    }
+    fn entry_point(cmd: CommandId) -> vk::PFN_vkVoidFunction {
+        entry_point::<D>(cmd)
+    }
+}

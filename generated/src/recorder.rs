@@ -17,7 +17,34 @@ use crate::vk;
 #[path = "recorder_runtime.rs"]
 mod runtime;
 use runtime::Fix;
-pub use runtime::{Arena, DeepCopy, Owned, Recording, Target, WARN};
+pub use runtime::{Arena, DeepCopy, Owned, WARN};
+/// One command buffer's recording: the commands in order and the arena their arguments live in.
+pub type Recording = runtime::Recording<Cmd>;
+// SAFETY: the entry points record a command's arguments as copies in the recording's arena
+// (pointers they keep uncopied are the application's opaque values, never dereferenced).
+unsafe impl runtime::Recorded for Cmd {}
+
+/// Where recording entry points find the recording of a command buffer: the driver kit's
+/// command buffers implement it.
+pub trait Target {
+    /// Runs `f` on the recording of `command_buffer`, if it is one of this target's.
+    ///
+    /// # Safety
+    /// `command_buffer` is a command buffer handle the application passed to a `vkCmd*` call.
+    unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording));
+
+    /// The bytes of push-descriptor data `template` lays out (`vkCmdPushDescriptorSetWithTemplate`'s
+    /// `pData`, whose size only the template knows), so the recorder can copy it; 0 keeps the
+    /// application's pointer (the default).
+    ///
+    /// # Safety
+    /// `template` is the handle the application passed to the `vkCmd*` call.
+    unsafe fn template_data_size(template: vk::DescriptorUpdateTemplate) -> usize {
+        let _ = template;
+        0
+    }
+}
+
 /// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,
 /// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).
 pub use runtime::routes::{event_dependency, stages2, wait_dependency as barrier_dependency};
@@ -4019,7 +4046,7 @@ unsafe fn fix_AccelerationStructureBuildGeometryInfoKHR(a: &mut Arena, p: *mut u
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureBuildGeometryInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_geometries = a.slice(s.p_geometries, s.geometry_count as usize, Some(fix_AccelerationStructureGeometryKHR as Fix));
         s.pp_geometries = a.pointers(s.pp_geometries, s.geometry_count as usize, |a, i, p| { let _ = i; a.slice(p, 1, Some(fix_AccelerationStructureGeometryKHR as Fix)).cast_const() });
     }
@@ -4032,7 +4059,7 @@ unsafe fn fix_AccelerationStructureGeometryKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometryKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4043,7 +4070,7 @@ unsafe fn fix_AccelerationStructureGeometryLinearSweptSpheresDataNV(a: &mut Aren
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometryLinearSweptSpheresDataNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4054,7 +4081,7 @@ unsafe fn fix_AccelerationStructureGeometryMicromapDataKHR(a: &mut Arena, p: *mu
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometryMicromapDataKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_usage_counts = a.slice(s.p_usage_counts, s.usage_counts_count as usize, None);
         s.pp_usage_counts = a.pointers(s.pp_usage_counts, s.usage_counts_count as usize, |a, i, p| { let _ = i; a.slice(p, 1, None).cast_const() });
     }
@@ -4067,7 +4094,7 @@ unsafe fn fix_AccelerationStructureGeometrySpheresDataNV(a: &mut Arena, p: *mut 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureGeometrySpheresDataNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4078,7 +4105,7 @@ unsafe fn fix_AccelerationStructureInfoNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AccelerationStructureInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_geometries = a.slice(s.p_geometries, s.geometry_count as usize, Some(fix_GeometryNV as Fix));
     }
 }
@@ -4090,7 +4117,7 @@ unsafe fn fix_AttachmentFeedbackLoopInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AttachmentFeedbackLoopInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4101,7 +4128,7 @@ unsafe fn fix_AttachmentSampleCountInfoAMD(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::AttachmentSampleCountInfoAMD<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_color_attachment_samples = a.slice(s.p_color_attachment_samples, s.color_attachment_count as usize, None);
     }
 }
@@ -4124,7 +4151,7 @@ unsafe fn fix_BeginCustomResolveInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BeginCustomResolveInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4135,7 +4162,7 @@ unsafe fn fix_BindDescriptorBufferEmbeddedSamplersInfoEXT(a: &mut Arena, p: *mut
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BindDescriptorBufferEmbeddedSamplersInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4146,7 +4173,7 @@ unsafe fn fix_BindDescriptorSetsInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BindDescriptorSetsInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_descriptor_sets = a.slice(s.p_descriptor_sets, s.descriptor_set_count as usize, None);
         s.p_dynamic_offsets = a.slice(s.p_dynamic_offsets, s.dynamic_offset_count as usize, None);
     }
@@ -4159,7 +4186,7 @@ unsafe fn fix_BindHeapInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BindHeapInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4170,7 +4197,7 @@ unsafe fn fix_BindIndexBuffer3InfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BindIndexBuffer3InfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4181,7 +4208,7 @@ unsafe fn fix_BindTransformFeedbackBuffer2InfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BindTransformFeedbackBuffer2InfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4192,7 +4219,7 @@ unsafe fn fix_BindVertexBuffer3InfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BindVertexBuffer3InfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4203,7 +4230,7 @@ unsafe fn fix_BlitImageCubicWeightsInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BlitImageCubicWeightsInfoQCOM<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4214,7 +4241,7 @@ unsafe fn fix_BlitImageInfo2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BlitImageInfo2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_ImageBlit2 as Fix));
     }
 }
@@ -4226,7 +4253,7 @@ unsafe fn fix_BufferCopy2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BufferCopy2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4237,7 +4264,7 @@ unsafe fn fix_BufferImageCopy2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BufferImageCopy2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4248,7 +4275,7 @@ unsafe fn fix_BufferMemoryBarrier(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BufferMemoryBarrier<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4259,7 +4286,7 @@ unsafe fn fix_BufferMemoryBarrier2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BufferMemoryBarrier2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4270,7 +4297,7 @@ unsafe fn fix_BufferUsageFlags2CreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BufferUsageFlags2CreateInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4281,7 +4308,7 @@ unsafe fn fix_BuildPartitionedAccelerationStructureInfoNV(a: &mut Arena, p: *mut
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::BuildPartitionedAccelerationStructureInfoNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_PartitionedAccelerationStructureInstancesInputNV(a, core::ptr::addr_of_mut!(s.input).cast());
     }
 }
@@ -4293,7 +4320,7 @@ unsafe fn fix_ClusterAccelerationStructureCommandsInfoNV(a: &mut Arena, p: *mut 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ClusterAccelerationStructureCommandsInfoNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_ClusterAccelerationStructureInputInfoNV(a, core::ptr::addr_of_mut!(s.input).cast());
     }
 }
@@ -4305,7 +4332,7 @@ unsafe fn fix_ClusterAccelerationStructureInputInfoNV(a: &mut Arena, p: *mut u8)
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ClusterAccelerationStructureInputInfoNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4327,7 +4354,7 @@ unsafe fn fix_ComputeOccupancyPriorityParametersNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ComputeOccupancyPriorityParametersNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4338,7 +4365,7 @@ unsafe fn fix_ComputePipelineCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ComputePipelineCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_PipelineShaderStageCreateInfo(a, core::ptr::addr_of_mut!(s.stage).cast());
     }
 }
@@ -4350,7 +4377,7 @@ unsafe fn fix_ComputePipelineIndirectBufferInfoNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ComputePipelineIndirectBufferInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4361,7 +4388,7 @@ unsafe fn fix_ConditionalRenderingBeginInfo2EXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ConditionalRenderingBeginInfo2EXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4372,7 +4399,7 @@ unsafe fn fix_ConditionalRenderingBeginInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ConditionalRenderingBeginInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4383,7 +4410,7 @@ unsafe fn fix_ConvertCooperativeVectorMatrixInfoNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ConvertCooperativeVectorMatrixInfoNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4394,7 +4421,7 @@ unsafe fn fix_CopyAccelerationStructureInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyAccelerationStructureInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4405,7 +4432,7 @@ unsafe fn fix_CopyAccelerationStructureToMemoryInfoKHR(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyAccelerationStructureToMemoryInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4416,7 +4443,7 @@ unsafe fn fix_CopyBufferInfo2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyBufferInfo2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_BufferCopy2 as Fix));
     }
 }
@@ -4428,7 +4455,7 @@ unsafe fn fix_CopyBufferToImageInfo2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyBufferToImageInfo2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_BufferImageCopy2 as Fix));
     }
 }
@@ -4440,7 +4467,7 @@ unsafe fn fix_CopyCommandTransformInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyCommandTransformInfoQCOM<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4451,7 +4478,7 @@ unsafe fn fix_CopyDeviceMemoryImageInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyDeviceMemoryImageInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_DeviceMemoryImageCopyKHR as Fix));
     }
 }
@@ -4463,7 +4490,7 @@ unsafe fn fix_CopyDeviceMemoryInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyDeviceMemoryInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_DeviceMemoryCopyKHR as Fix));
     }
 }
@@ -4475,7 +4502,7 @@ unsafe fn fix_CopyImageInfo2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyImageInfo2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_ImageCopy2 as Fix));
     }
 }
@@ -4487,7 +4514,7 @@ unsafe fn fix_CopyImageToBufferInfo2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyImageToBufferInfo2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_BufferImageCopy2 as Fix));
     }
 }
@@ -4499,7 +4526,7 @@ unsafe fn fix_CopyMemoryIndirectInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyMemoryIndirectInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4510,7 +4537,7 @@ unsafe fn fix_CopyMemoryToAccelerationStructureInfoKHR(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyMemoryToAccelerationStructureInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4521,7 +4548,7 @@ unsafe fn fix_CopyMemoryToImageIndirectInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyMemoryToImageIndirectInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_image_subresources = a.slice(s.p_image_subresources, s.copy_count as usize, None);
     }
 }
@@ -4533,7 +4560,7 @@ unsafe fn fix_CopyMemoryToMicromapInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyMemoryToMicromapInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4544,7 +4571,7 @@ unsafe fn fix_CopyMicromapInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyMicromapInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4555,7 +4582,7 @@ unsafe fn fix_CopyMicromapToMemoryInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyMicromapToMemoryInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4566,7 +4593,7 @@ unsafe fn fix_CopyTensorInfoARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CopyTensorInfoARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_TensorCopyARM as Fix));
     }
 }
@@ -4578,7 +4605,7 @@ unsafe fn fix_CuLaunchInfoNVX(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CuLaunchInfoNVX<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_params = a.pointers(s.p_params, s.param_count as usize, |a, i, p| { let _ = i; p });
         s.p_extras = a.pointers(s.p_extras, s.extra_count as usize, |a, i, p| { let _ = i; p });
     }
@@ -4591,7 +4618,7 @@ unsafe fn fix_CustomResolveCreateInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::CustomResolveCreateInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_color_attachment_formats = a.slice(s.p_color_attachment_formats, s.color_attachment_count as usize, None);
     }
 }
@@ -4603,7 +4630,7 @@ unsafe fn fix_DataGraphPipelineDispatchInfoARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DataGraphPipelineDispatchInfoARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4614,7 +4641,7 @@ unsafe fn fix_DataGraphPipelineOpticalFlowDispatchInfoARM(a: &mut Arena, p: *mut
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DataGraphPipelineOpticalFlowDispatchInfoARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4625,7 +4652,7 @@ unsafe fn fix_DebugMarkerMarkerInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DebugMarkerMarkerInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_marker_name = a.cstr(s.p_marker_name);
     }
 }
@@ -4637,7 +4664,7 @@ unsafe fn fix_DebugUtilsLabelEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DebugUtilsLabelEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_label_name = a.cstr(s.p_label_name);
     }
 }
@@ -4649,7 +4676,7 @@ unsafe fn fix_DebugUtilsObjectNameInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DebugUtilsObjectNameInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_object_name = a.cstr(s.p_object_name);
     }
 }
@@ -4661,7 +4688,7 @@ unsafe fn fix_DecompressMemoryInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DecompressMemoryInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, None);
     }
 }
@@ -4673,7 +4700,7 @@ unsafe fn fix_DependencyInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DependencyInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_memory_barriers = a.slice(s.p_memory_barriers, s.memory_barrier_count as usize, Some(fix_MemoryBarrier2 as Fix));
         s.p_buffer_memory_barriers = a.slice(s.p_buffer_memory_barriers, s.buffer_memory_barrier_count as usize, Some(fix_BufferMemoryBarrier2 as Fix));
         s.p_image_memory_barriers = a.slice(s.p_image_memory_barriers, s.image_memory_barrier_count as usize, Some(fix_ImageMemoryBarrier2 as Fix));
@@ -4687,7 +4714,7 @@ unsafe fn fix_DepthBiasInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DepthBiasInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4698,7 +4725,7 @@ unsafe fn fix_DepthBiasRepresentationInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DepthBiasRepresentationInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4709,7 +4736,7 @@ unsafe fn fix_DescriptorBufferBindingInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DescriptorBufferBindingInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4720,7 +4747,7 @@ unsafe fn fix_DescriptorBufferBindingPushDescriptorBufferHandleEXT(a: &mut Arena
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DescriptorBufferBindingPushDescriptorBufferHandleEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4731,7 +4758,7 @@ unsafe fn fix_DescriptorSetAndBindingMappingEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DescriptorSetAndBindingMappingEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4742,7 +4769,7 @@ unsafe fn fix_DeviceGroupRenderPassBeginInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DeviceGroupRenderPassBeginInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_device_render_areas = a.slice(s.p_device_render_areas, s.device_render_area_count as usize, None);
     }
 }
@@ -4754,7 +4781,7 @@ unsafe fn fix_DeviceMemoryCopyKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DeviceMemoryCopyKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4765,7 +4792,7 @@ unsafe fn fix_DeviceMemoryImageCopyKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DeviceMemoryImageCopyKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4776,7 +4803,7 @@ unsafe fn fix_DispatchIndirect2InfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DispatchIndirect2InfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4787,7 +4814,7 @@ unsafe fn fix_DispatchParametersARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DispatchParametersARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4798,7 +4825,7 @@ unsafe fn fix_DispatchTileInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DispatchTileInfoQCOM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4809,7 +4836,7 @@ unsafe fn fix_DrawIndirect2InfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DrawIndirect2InfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4820,7 +4847,7 @@ unsafe fn fix_DrawIndirectCount2InfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::DrawIndirectCount2InfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4831,7 +4858,7 @@ unsafe fn fix_ExternalFormatANDROID(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ExternalFormatANDROID<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4842,7 +4869,7 @@ unsafe fn fix_ExternalMemoryAcquireUnmodifiedEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ExternalMemoryAcquireUnmodifiedEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4853,7 +4880,7 @@ unsafe fn fix_GeneratedCommandsInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GeneratedCommandsInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4864,7 +4891,7 @@ unsafe fn fix_GeneratedCommandsInfoNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GeneratedCommandsInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_streams = a.slice(s.p_streams, s.stream_count as usize, None);
     }
 }
@@ -4876,7 +4903,7 @@ unsafe fn fix_GeneratedCommandsPipelineInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GeneratedCommandsPipelineInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4887,7 +4914,7 @@ unsafe fn fix_GeneratedCommandsShaderInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GeneratedCommandsShaderInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_shaders = a.slice(s.p_shaders, s.shader_count as usize, None);
     }
 }
@@ -4899,7 +4926,7 @@ unsafe fn fix_GeometryAABBNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GeometryAABBNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4922,7 +4949,7 @@ unsafe fn fix_GeometryNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GeometryNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_GeometryDataNV(a, core::ptr::addr_of_mut!(s.geometry).cast());
     }
 }
@@ -4934,7 +4961,7 @@ unsafe fn fix_GeometryTrianglesNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GeometryTrianglesNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4945,7 +4972,7 @@ unsafe fn fix_GpaSampleBeginInfoAMD(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GpaSampleBeginInfoAMD>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_perf_counters = a.slice(s.p_perf_counters, s.perf_counter_count as usize, None);
     }
 }
@@ -4957,7 +4984,7 @@ unsafe fn fix_GraphicsPipelineCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GraphicsPipelineCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_stages = a.slice(s.p_stages, s.stage_count as usize, Some(fix_PipelineShaderStageCreateInfo as Fix));
         s.p_vertex_input_state = a.slice(s.p_vertex_input_state, 1, Some(fix_PipelineVertexInputStateCreateInfo as Fix));
         s.p_input_assembly_state = a.slice(s.p_input_assembly_state, 1, Some(fix_PipelineInputAssemblyStateCreateInfo as Fix));
@@ -4978,7 +5005,7 @@ unsafe fn fix_GraphicsPipelineLibraryCreateInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GraphicsPipelineLibraryCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -4989,7 +5016,7 @@ unsafe fn fix_GraphicsPipelineShaderGroupsCreateInfoNV(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GraphicsPipelineShaderGroupsCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_groups = a.slice(s.p_groups, s.group_count as usize, Some(fix_GraphicsShaderGroupCreateInfoNV as Fix));
         s.p_pipelines = a.slice(s.p_pipelines, s.pipeline_count as usize, None);
     }
@@ -5002,7 +5029,7 @@ unsafe fn fix_GraphicsShaderGroupCreateInfoNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::GraphicsShaderGroupCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_stages = a.slice(s.p_stages, s.stage_count as usize, Some(fix_PipelineShaderStageCreateInfo as Fix));
         s.p_vertex_input_state = a.slice(s.p_vertex_input_state, 1, Some(fix_PipelineVertexInputStateCreateInfo as Fix));
         s.p_tessellation_state = a.slice(s.p_tessellation_state, 1, Some(fix_PipelineTessellationStateCreateInfo as Fix));
@@ -5027,7 +5054,7 @@ unsafe fn fix_ImageBlit2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ImageBlit2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5038,7 +5065,7 @@ unsafe fn fix_ImageCopy2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ImageCopy2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5049,7 +5076,7 @@ unsafe fn fix_ImageMemoryBarrier(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ImageMemoryBarrier<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5060,7 +5087,7 @@ unsafe fn fix_ImageMemoryBarrier2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ImageMemoryBarrier2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5071,7 +5098,7 @@ unsafe fn fix_ImageResolve2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ImageResolve2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5082,7 +5109,7 @@ unsafe fn fix_MemoryBarrier(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MemoryBarrier<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5093,7 +5120,7 @@ unsafe fn fix_MemoryBarrier2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MemoryBarrier2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5104,7 +5131,7 @@ unsafe fn fix_MemoryBarrierAccessFlags3KHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MemoryBarrierAccessFlags3KHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5115,7 +5142,7 @@ unsafe fn fix_MemoryMarkerInfoAMD(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MemoryMarkerInfoAMD>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5126,7 +5153,7 @@ unsafe fn fix_MemoryRangeBarrierKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MemoryRangeBarrierKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5137,7 +5164,7 @@ unsafe fn fix_MemoryRangeBarriersInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MemoryRangeBarriersInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_memory_range_barriers = a.slice(s.p_memory_range_barriers, s.memory_range_barrier_count as usize, Some(fix_MemoryRangeBarrierKHR as Fix));
     }
 }
@@ -5149,7 +5176,7 @@ unsafe fn fix_MicromapBuildInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MicromapBuildInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_usage_counts = a.slice(s.p_usage_counts, s.usage_counts_count as usize, None);
         s.pp_usage_counts = a.pointers(s.pp_usage_counts, s.usage_counts_count as usize, |a, i, p| { let _ = i; a.slice(p, 1, None).cast_const() });
     }
@@ -5162,7 +5189,7 @@ unsafe fn fix_MultisampledRenderToSingleSampledInfoEXT(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MultisampledRenderToSingleSampledInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5173,7 +5200,7 @@ unsafe fn fix_MultiviewPerViewAttributesInfoNVX(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MultiviewPerViewAttributesInfoNVX<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5184,7 +5211,7 @@ unsafe fn fix_MultiviewPerViewRenderAreasRenderPassBeginInfoQCOM(a: &mut Arena, 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::MultiviewPerViewRenderAreasRenderPassBeginInfoQCOM<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_per_view_render_areas = a.slice(s.p_per_view_render_areas, s.per_view_render_area_count as usize, None);
     }
 }
@@ -5196,7 +5223,7 @@ unsafe fn fix_OpticalFlowExecuteInfoNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::OpticalFlowExecuteInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, None);
     }
 }
@@ -5208,7 +5235,7 @@ unsafe fn fix_PartitionedAccelerationStructureFlagsNV(a: &mut Arena, p: *mut u8)
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PartitionedAccelerationStructureFlagsNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5219,7 +5246,7 @@ unsafe fn fix_PartitionedAccelerationStructureInstancesInputNV(a: &mut Arena, p:
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PartitionedAccelerationStructureInstancesInputNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5230,7 +5257,7 @@ unsafe fn fix_PerTileBeginInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PerTileBeginInfoQCOM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5241,7 +5268,7 @@ unsafe fn fix_PerTileEndInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PerTileEndInfoQCOM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5252,7 +5279,7 @@ unsafe fn fix_PerformanceMarkerInfoINTEL(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PerformanceMarkerInfoINTEL<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5263,7 +5290,7 @@ unsafe fn fix_PerformanceOverrideInfoINTEL(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PerformanceOverrideInfoINTEL<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5274,7 +5301,7 @@ unsafe fn fix_PerformanceStreamMarkerInfoINTEL(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PerformanceStreamMarkerInfoINTEL<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5285,7 +5312,7 @@ unsafe fn fix_PipelineBinaryInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineBinaryInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_pipeline_binaries = a.slice(s.p_pipeline_binaries, s.binary_count as usize, None);
     }
 }
@@ -5297,7 +5324,7 @@ unsafe fn fix_PipelineColorBlendAdvancedStateCreateInfoEXT(a: &mut Arena, p: *mu
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineColorBlendAdvancedStateCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5308,7 +5335,7 @@ unsafe fn fix_PipelineColorBlendStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineColorBlendStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_attachments = a.slice(s.p_attachments, s.attachment_count as usize, None);
     }
 }
@@ -5320,7 +5347,7 @@ unsafe fn fix_PipelineColorWriteCreateInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineColorWriteCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_color_write_enables = a.slice(s.p_color_write_enables, s.attachment_count as usize, None);
     }
 }
@@ -5332,7 +5359,7 @@ unsafe fn fix_PipelineCompilerControlCreateInfoAMD(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineCompilerControlCreateInfoAMD<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5343,7 +5370,7 @@ unsafe fn fix_PipelineCoverageModulationStateCreateInfoNV(a: &mut Arena, p: *mut
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineCoverageModulationStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_coverage_modulation_table = a.slice(s.p_coverage_modulation_table, s.coverage_modulation_table_count as usize, None);
     }
 }
@@ -5355,7 +5382,7 @@ unsafe fn fix_PipelineCoverageToColorStateCreateInfoNV(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineCoverageToColorStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5366,7 +5393,7 @@ unsafe fn fix_PipelineCreateFlags2CreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineCreateFlags2CreateInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5377,7 +5404,7 @@ unsafe fn fix_PipelineCreationFeedbackCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineCreationFeedbackCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5388,7 +5415,7 @@ unsafe fn fix_PipelineDepthStencilStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineDepthStencilStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5399,7 +5426,7 @@ unsafe fn fix_PipelineDiscardRectangleStateCreateInfoEXT(a: &mut Arena, p: *mut 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineDiscardRectangleStateCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_discard_rectangles = a.slice(s.p_discard_rectangles, s.discard_rectangle_count as usize, None);
     }
 }
@@ -5411,7 +5438,7 @@ unsafe fn fix_PipelineDynamicStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineDynamicStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_dynamic_states = a.slice(s.p_dynamic_states, s.dynamic_state_count as usize, None);
     }
 }
@@ -5423,7 +5450,7 @@ unsafe fn fix_PipelineFragmentDensityMapLayeredCreateInfoVALVE(a: &mut Arena, p:
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineFragmentDensityMapLayeredCreateInfoVALVE>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5434,7 +5461,7 @@ unsafe fn fix_PipelineFragmentShadingRateEnumStateCreateInfoNV(a: &mut Arena, p:
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineFragmentShadingRateEnumStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5445,7 +5472,7 @@ unsafe fn fix_PipelineFragmentShadingRateStateCreateInfoKHR(a: &mut Arena, p: *m
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineFragmentShadingRateStateCreateInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5456,7 +5483,7 @@ unsafe fn fix_PipelineInputAssemblyStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineInputAssemblyStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5467,7 +5494,7 @@ unsafe fn fix_PipelineLayoutCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineLayoutCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_set_layouts = a.slice(s.p_set_layouts, s.set_layout_count as usize, None);
         s.p_push_constant_ranges = a.slice(s.p_push_constant_ranges, s.push_constant_range_count as usize, None);
     }
@@ -5480,7 +5507,7 @@ unsafe fn fix_PipelineLibraryCreateInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineLibraryCreateInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_libraries = a.slice(s.p_libraries, s.library_count as usize, None);
     }
 }
@@ -5492,7 +5519,7 @@ unsafe fn fix_PipelineMultisampleStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineMultisampleStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_sample_mask = a.slice(s.p_sample_mask, (s.rasterization_samples.as_raw() as usize + 31) / 32, None);
     }
 }
@@ -5504,7 +5531,7 @@ unsafe fn fix_PipelineRasterizationConservativeStateCreateInfoEXT(a: &mut Arena,
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRasterizationConservativeStateCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5515,7 +5542,7 @@ unsafe fn fix_PipelineRasterizationDepthClipStateCreateInfoEXT(a: &mut Arena, p:
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRasterizationDepthClipStateCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5526,7 +5553,7 @@ unsafe fn fix_PipelineRasterizationLineStateCreateInfo(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRasterizationLineStateCreateInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5537,7 +5564,7 @@ unsafe fn fix_PipelineRasterizationProvokingVertexStateCreateInfoEXT(a: &mut Are
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRasterizationProvokingVertexStateCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5548,7 +5575,7 @@ unsafe fn fix_PipelineRasterizationStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRasterizationStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5559,7 +5586,7 @@ unsafe fn fix_PipelineRasterizationStateRasterizationOrderAMD(a: &mut Arena, p: 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRasterizationStateRasterizationOrderAMD<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5570,7 +5597,7 @@ unsafe fn fix_PipelineRasterizationStateStreamCreateInfoEXT(a: &mut Arena, p: *m
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRasterizationStateStreamCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5581,7 +5608,7 @@ unsafe fn fix_PipelineRenderingCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRenderingCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_color_attachment_formats = a.slice(s.p_color_attachment_formats, s.color_attachment_count as usize, None);
     }
 }
@@ -5593,7 +5620,7 @@ unsafe fn fix_PipelineRepresentativeFragmentTestStateCreateInfoNV(a: &mut Arena,
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRepresentativeFragmentTestStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5604,7 +5631,7 @@ unsafe fn fix_PipelineRobustnessCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineRobustnessCreateInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5615,7 +5642,7 @@ unsafe fn fix_PipelineSampleLocationsStateCreateInfoEXT(a: &mut Arena, p: *mut u
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineSampleLocationsStateCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_SampleLocationsInfoEXT(a, core::ptr::addr_of_mut!(s.sample_locations_info).cast());
     }
 }
@@ -5627,7 +5654,7 @@ unsafe fn fix_PipelineShaderStageCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineShaderStageCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_name = a.cstr(s.p_name);
         s.p_specialization_info = a.slice(s.p_specialization_info, 1, Some(fix_SpecializationInfo as Fix));
     }
@@ -5640,7 +5667,7 @@ unsafe fn fix_PipelineShaderStageModuleIdentifierCreateInfoEXT(a: &mut Arena, p:
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineShaderStageModuleIdentifierCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_identifier = a.slice(s.p_identifier, s.identifier_size as usize, None);
     }
 }
@@ -5652,7 +5679,7 @@ unsafe fn fix_PipelineShaderStageRequiredSubgroupSizeCreateInfo(a: &mut Arena, p
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5663,7 +5690,7 @@ unsafe fn fix_PipelineTessellationDomainOriginStateCreateInfo(a: &mut Arena, p: 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineTessellationDomainOriginStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5674,7 +5701,7 @@ unsafe fn fix_PipelineTessellationStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineTessellationStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5685,7 +5712,7 @@ unsafe fn fix_PipelineVertexInputDivisorStateCreateInfo(a: &mut Arena, p: *mut u
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineVertexInputDivisorStateCreateInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_vertex_binding_divisors = a.slice(s.p_vertex_binding_divisors, s.vertex_binding_divisor_count as usize, None);
     }
 }
@@ -5697,7 +5724,7 @@ unsafe fn fix_PipelineVertexInputStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineVertexInputStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_vertex_binding_descriptions = a.slice(s.p_vertex_binding_descriptions, s.vertex_binding_description_count as usize, None);
         s.p_vertex_attribute_descriptions = a.slice(s.p_vertex_attribute_descriptions, s.vertex_attribute_description_count as usize, None);
     }
@@ -5710,7 +5737,7 @@ unsafe fn fix_PipelineViewportCoarseSampleOrderStateCreateInfoNV(a: &mut Arena, 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportCoarseSampleOrderStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_custom_sample_orders = a.slice(s.p_custom_sample_orders, s.custom_sample_order_count as usize, Some(fix_CoarseSampleOrderCustomNV as Fix));
     }
 }
@@ -5722,7 +5749,7 @@ unsafe fn fix_PipelineViewportDepthClampControlCreateInfoEXT(a: &mut Arena, p: *
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportDepthClampControlCreateInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_depth_clamp_range = a.slice(s.p_depth_clamp_range, 1, None);
     }
 }
@@ -5734,7 +5761,7 @@ unsafe fn fix_PipelineViewportDepthClipControlCreateInfoEXT(a: &mut Arena, p: *m
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportDepthClipControlCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5745,7 +5772,7 @@ unsafe fn fix_PipelineViewportExclusiveScissorStateCreateInfoNV(a: &mut Arena, p
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportExclusiveScissorStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_exclusive_scissors = a.slice(s.p_exclusive_scissors, s.exclusive_scissor_count as usize, None);
     }
 }
@@ -5757,7 +5784,7 @@ unsafe fn fix_PipelineViewportShadingRateImageStateCreateInfoNV(a: &mut Arena, p
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportShadingRateImageStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_shading_rate_palettes = a.slice(s.p_shading_rate_palettes, s.viewport_count as usize, Some(fix_ShadingRatePaletteNV as Fix));
     }
 }
@@ -5769,7 +5796,7 @@ unsafe fn fix_PipelineViewportStateCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportStateCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_viewports = a.slice(s.p_viewports, s.viewport_count as usize, None);
         s.p_scissors = a.slice(s.p_scissors, s.scissor_count as usize, None);
     }
@@ -5782,7 +5809,7 @@ unsafe fn fix_PipelineViewportSwizzleStateCreateInfoNV(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportSwizzleStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_viewport_swizzles = a.slice(s.p_viewport_swizzles, s.viewport_count as usize, None);
     }
 }
@@ -5794,7 +5821,7 @@ unsafe fn fix_PipelineViewportWScalingStateCreateInfoNV(a: &mut Arena, p: *mut u
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PipelineViewportWScalingStateCreateInfoNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_viewport_w_scalings = a.slice(s.p_viewport_w_scalings, s.viewport_count as usize, None);
     }
 }
@@ -5806,7 +5833,7 @@ unsafe fn fix_PushConstantBankInfoNV(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PushConstantBankInfoNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5817,7 +5844,7 @@ unsafe fn fix_PushConstantsInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PushConstantsInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_values = a.bytes(s.p_values, s.size as usize);
     }
 }
@@ -5829,7 +5856,7 @@ unsafe fn fix_PushDataInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PushDataInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_HostAddressRangeConstEXT(a, core::ptr::addr_of_mut!(s.data).cast());
     }
 }
@@ -5841,7 +5868,7 @@ unsafe fn fix_PushDescriptorSetInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PushDescriptorSetInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_descriptor_writes = a.slice(s.p_descriptor_writes, s.descriptor_write_count as usize, Some(fix_WriteDescriptorSet as Fix));
     }
 }
@@ -5853,7 +5880,7 @@ unsafe fn fix_PushDescriptorSetWithTemplateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::PushDescriptorSetWithTemplateInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5864,7 +5891,7 @@ unsafe fn fix_RenderPassAttachmentBeginInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassAttachmentBeginInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_attachments = a.slice(s.p_attachments, s.attachment_count as usize, None);
     }
 }
@@ -5876,7 +5903,7 @@ unsafe fn fix_RenderPassBeginInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassBeginInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_clear_values = a.slice(s.p_clear_values, s.clear_value_count as usize, None);
     }
 }
@@ -5888,7 +5915,7 @@ unsafe fn fix_RenderPassFragmentDensityMapOffsetEndInfoEXT(a: &mut Arena, p: *mu
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassFragmentDensityMapOffsetEndInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_fragment_density_offsets = a.slice(s.p_fragment_density_offsets, s.fragment_density_offset_count as usize, None);
     }
 }
@@ -5900,7 +5927,7 @@ unsafe fn fix_RenderPassPerformanceCountersByRegionBeginInfoARM(a: &mut Arena, p
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassPerformanceCountersByRegionBeginInfoARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_counter_addresses = a.slice(s.p_counter_addresses, s.counter_address_count as usize, None);
     }
 }
@@ -5912,7 +5939,7 @@ unsafe fn fix_RenderPassSampleLocationsBeginInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassSampleLocationsBeginInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_attachment_initial_sample_locations = a.slice(s.p_attachment_initial_sample_locations, s.attachment_initial_sample_locations_count as usize, Some(fix_AttachmentSampleLocationsEXT as Fix));
         s.p_post_subpass_sample_locations = a.slice(s.p_post_subpass_sample_locations, s.post_subpass_sample_locations_count as usize, Some(fix_SubpassSampleLocationsEXT as Fix));
     }
@@ -5925,7 +5952,7 @@ unsafe fn fix_RenderPassStripeBeginInfoARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassStripeBeginInfoARM<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_stripe_infos = a.slice(s.p_stripe_infos, s.stripe_info_count as usize, Some(fix_RenderPassStripeInfoARM as Fix));
     }
 }
@@ -5937,7 +5964,7 @@ unsafe fn fix_RenderPassStripeInfoARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassStripeInfoARM<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5948,7 +5975,7 @@ unsafe fn fix_RenderPassTileShadingCreateInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassTileShadingCreateInfoQCOM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5959,7 +5986,7 @@ unsafe fn fix_RenderPassTransformBeginInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderPassTransformBeginInfoQCOM<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5970,7 +5997,7 @@ unsafe fn fix_RenderingAttachmentFlagsInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingAttachmentFlagsInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5981,7 +6008,7 @@ unsafe fn fix_RenderingAttachmentInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingAttachmentInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -5992,7 +6019,7 @@ unsafe fn fix_RenderingAttachmentLocationInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingAttachmentLocationInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_color_attachment_locations = a.slice(s.p_color_attachment_locations, s.color_attachment_count as usize, None);
     }
 }
@@ -6004,7 +6031,7 @@ unsafe fn fix_RenderingEndInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingEndInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6015,7 +6042,7 @@ unsafe fn fix_RenderingFragmentDensityMapAttachmentInfoEXT(a: &mut Arena, p: *mu
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingFragmentDensityMapAttachmentInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6026,7 +6053,7 @@ unsafe fn fix_RenderingFragmentShadingRateAttachmentInfoKHR(a: &mut Arena, p: *m
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingFragmentShadingRateAttachmentInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6037,7 +6064,7 @@ unsafe fn fix_RenderingInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_color_attachments = a.slice(s.p_color_attachments, s.color_attachment_count as usize, Some(fix_RenderingAttachmentInfo as Fix));
         s.p_depth_attachment = a.slice(s.p_depth_attachment, 1, Some(fix_RenderingAttachmentInfo as Fix));
         s.p_stencil_attachment = a.slice(s.p_stencil_attachment, 1, Some(fix_RenderingAttachmentInfo as Fix));
@@ -6051,7 +6078,7 @@ unsafe fn fix_RenderingInputAttachmentIndexInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::RenderingInputAttachmentIndexInfo>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_color_attachment_input_indices = a.slice(s.p_color_attachment_input_indices, s.color_attachment_count as usize, None);
         s.p_depth_input_attachment_index = a.slice(s.p_depth_input_attachment_index, 1, None);
         s.p_stencil_input_attachment_index = a.slice(s.p_stencil_input_attachment_index, 1, None);
@@ -6065,7 +6092,7 @@ unsafe fn fix_ResolveImageInfo2(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ResolveImageInfo2<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_regions = a.slice(s.p_regions, s.region_count as usize, Some(fix_ImageResolve2 as Fix));
     }
 }
@@ -6077,7 +6104,7 @@ unsafe fn fix_ResolveImageModeInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ResolveImageModeInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6088,7 +6115,7 @@ unsafe fn fix_SampleLocationsInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::SampleLocationsInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_sample_locations = a.slice(s.p_sample_locations, s.sample_locations_count as usize, None);
     }
 }
@@ -6100,7 +6127,7 @@ unsafe fn fix_SetDescriptorBufferOffsetsInfoEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::SetDescriptorBufferOffsetsInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_buffer_indices = a.slice(s.p_buffer_indices, s.set_count as usize, None);
         s.p_offsets = a.slice(s.p_offsets, s.set_count as usize, None);
     }
@@ -6113,7 +6140,7 @@ unsafe fn fix_ShaderDescriptorSetAndBindingMappingInfoEXT(a: &mut Arena, p: *mut
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ShaderDescriptorSetAndBindingMappingInfoEXT>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_mappings = a.slice(s.p_mappings, s.mapping_count as usize, Some(fix_DescriptorSetAndBindingMappingEXT as Fix));
     }
 }
@@ -6125,7 +6152,7 @@ unsafe fn fix_ShaderModuleCreateInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ShaderModuleCreateInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_code = a.slice(s.p_code, s.code_size as usize / 4, None);
     }
 }
@@ -6137,7 +6164,7 @@ unsafe fn fix_ShaderModuleValidationCacheCreateInfoEXT(a: &mut Arena, p: *mut u8
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ShaderModuleValidationCacheCreateInfoEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6171,7 +6198,7 @@ unsafe fn fix_SubpassBeginInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::SubpassBeginInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6182,7 +6209,7 @@ unsafe fn fix_SubpassEndInfo(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::SubpassEndInfo<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6204,7 +6231,7 @@ unsafe fn fix_TensorCopyARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::TensorCopyARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_src_offset = a.slice(s.p_src_offset, s.dimension_count as usize, None);
         s.p_dst_offset = a.slice(s.p_dst_offset, s.dimension_count as usize, None);
         s.p_extent = a.slice(s.p_extent, s.dimension_count as usize, None);
@@ -6218,7 +6245,7 @@ unsafe fn fix_TensorDependencyInfoARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::TensorDependencyInfoARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_tensor_memory_barriers = a.slice(s.p_tensor_memory_barriers, s.tensor_memory_barrier_count as usize, Some(fix_TensorMemoryBarrierARM as Fix));
     }
 }
@@ -6230,7 +6257,7 @@ unsafe fn fix_TensorMemoryBarrierARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::TensorMemoryBarrierARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6241,7 +6268,7 @@ unsafe fn fix_TileMemoryBindInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::TileMemoryBindInfoQCOM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6252,7 +6279,7 @@ unsafe fn fix_TileMemorySizeInfoQCOM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::TileMemorySizeInfoQCOM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6263,7 +6290,7 @@ unsafe fn fix_ValidationFeaturesEXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::ValidationFeaturesEXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_enabled_validation_features = a.slice(s.p_enabled_validation_features, s.enabled_validation_feature_count as usize, None);
         s.p_disabled_validation_features = a.slice(s.p_disabled_validation_features, s.disabled_validation_feature_count as usize, None);
     }
@@ -6276,7 +6303,7 @@ unsafe fn fix_VertexInputAttributeDescription2EXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VertexInputAttributeDescription2EXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6287,7 +6314,7 @@ unsafe fn fix_VertexInputBindingDescription2EXT(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VertexInputBindingDescription2EXT<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6298,7 +6325,7 @@ unsafe fn fix_VideoBeginCodingInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoBeginCodingInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_reference_slots = a.slice(s.p_reference_slots, s.reference_slot_count as usize, Some(fix_VideoReferenceSlotInfoKHR as Fix));
     }
 }
@@ -6310,7 +6337,7 @@ unsafe fn fix_VideoCodingControlInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoCodingControlInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6321,7 +6348,7 @@ unsafe fn fix_VideoDecodeAV1DpbSlotInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeAV1DpbSlotInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_reference_info = a.slice(s.p_std_reference_info, 1, None);
     }
 }
@@ -6333,7 +6360,7 @@ unsafe fn fix_VideoDecodeAV1InlineSessionParametersInfoKHR(a: &mut Arena, p: *mu
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeAV1InlineSessionParametersInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_sequence_header = a.slice(s.p_std_sequence_header, 1, None);
     }
 }
@@ -6345,7 +6372,7 @@ unsafe fn fix_VideoDecodeAV1PictureInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeAV1PictureInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_picture_info = a.slice(s.p_std_picture_info, 1, None);
         s.p_tile_offsets = a.slice(s.p_tile_offsets, s.tile_count as usize, None);
         s.p_tile_sizes = a.slice(s.p_tile_sizes, s.tile_count as usize, None);
@@ -6359,7 +6386,7 @@ unsafe fn fix_VideoDecodeH264DpbSlotInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeH264DpbSlotInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_reference_info = a.slice(s.p_std_reference_info, 1, None);
     }
 }
@@ -6371,7 +6398,7 @@ unsafe fn fix_VideoDecodeH264InlineSessionParametersInfoKHR(a: &mut Arena, p: *m
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeH264InlineSessionParametersInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_sps = a.slice(s.p_std_sps, 1, None);
         s.p_std_pps = a.slice(s.p_std_pps, 1, None);
     }
@@ -6384,7 +6411,7 @@ unsafe fn fix_VideoDecodeH264PictureInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeH264PictureInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_picture_info = a.slice(s.p_std_picture_info, 1, None);
         s.p_slice_offsets = a.slice(s.p_slice_offsets, s.slice_count as usize, None);
     }
@@ -6397,7 +6424,7 @@ unsafe fn fix_VideoDecodeH265DpbSlotInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeH265DpbSlotInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_reference_info = a.slice(s.p_std_reference_info, 1, None);
     }
 }
@@ -6409,7 +6436,7 @@ unsafe fn fix_VideoDecodeH265InlineSessionParametersInfoKHR(a: &mut Arena, p: *m
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeH265InlineSessionParametersInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_vps = a.slice(s.p_std_vps, 1, None);
         s.p_std_sps = a.slice(s.p_std_sps, 1, None);
         s.p_std_pps = a.slice(s.p_std_pps, 1, None);
@@ -6423,7 +6450,7 @@ unsafe fn fix_VideoDecodeH265PictureInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeH265PictureInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_picture_info = a.slice(s.p_std_picture_info, 1, None);
         s.p_slice_segment_offsets = a.slice(s.p_slice_segment_offsets, s.slice_segment_count as usize, None);
     }
@@ -6436,7 +6463,7 @@ unsafe fn fix_VideoDecodeInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoDecodeInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_VideoPictureResourceInfoKHR(a, core::ptr::addr_of_mut!(s.dst_picture_resource).cast());
         s.p_setup_reference_slot = a.slice(s.p_setup_reference_slot, 1, Some(fix_VideoReferenceSlotInfoKHR as Fix));
         s.p_reference_slots = a.slice(s.p_reference_slots, s.reference_slot_count as usize, Some(fix_VideoReferenceSlotInfoKHR as Fix));
@@ -6450,7 +6477,7 @@ unsafe fn fix_VideoEncodeH264DpbSlotInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH264DpbSlotInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_reference_info = a.slice(s.p_std_reference_info, 1, None);
     }
 }
@@ -6462,7 +6489,7 @@ unsafe fn fix_VideoEncodeH264GopRemainingFrameInfoKHR(a: &mut Arena, p: *mut u8)
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH264GopRemainingFrameInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6473,7 +6500,7 @@ unsafe fn fix_VideoEncodeH264NaluSliceInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH264NaluSliceInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_slice_header = a.slice(s.p_std_slice_header, 1, None);
     }
 }
@@ -6485,7 +6512,7 @@ unsafe fn fix_VideoEncodeH264PictureInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH264PictureInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_nalu_slice_entries = a.slice(s.p_nalu_slice_entries, s.nalu_slice_entry_count as usize, Some(fix_VideoEncodeH264NaluSliceInfoKHR as Fix));
         s.p_std_picture_info = a.slice(s.p_std_picture_info, 1, None);
     }
@@ -6498,7 +6525,7 @@ unsafe fn fix_VideoEncodeH264RateControlInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH264RateControlInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6509,7 +6536,7 @@ unsafe fn fix_VideoEncodeH264RateControlLayerInfoKHR(a: &mut Arena, p: *mut u8) 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH264RateControlLayerInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6520,7 +6547,7 @@ unsafe fn fix_VideoEncodeH265DpbSlotInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH265DpbSlotInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_reference_info = a.slice(s.p_std_reference_info, 1, None);
     }
 }
@@ -6532,7 +6559,7 @@ unsafe fn fix_VideoEncodeH265GopRemainingFrameInfoKHR(a: &mut Arena, p: *mut u8)
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH265GopRemainingFrameInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6543,7 +6570,7 @@ unsafe fn fix_VideoEncodeH265NaluSliceSegmentInfoKHR(a: &mut Arena, p: *mut u8) 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH265NaluSliceSegmentInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_std_slice_segment_header = a.slice(s.p_std_slice_segment_header, 1, None);
     }
 }
@@ -6555,7 +6582,7 @@ unsafe fn fix_VideoEncodeH265PictureInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH265PictureInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_nalu_slice_segment_entries = a.slice(s.p_nalu_slice_segment_entries, s.nalu_slice_segment_entry_count as usize, Some(fix_VideoEncodeH265NaluSliceSegmentInfoKHR as Fix));
         s.p_std_picture_info = a.slice(s.p_std_picture_info, 1, None);
     }
@@ -6568,7 +6595,7 @@ unsafe fn fix_VideoEncodeH265RateControlInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH265RateControlInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6579,7 +6606,7 @@ unsafe fn fix_VideoEncodeH265RateControlLayerInfoKHR(a: &mut Arena, p: *mut u8) 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeH265RateControlLayerInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6590,7 +6617,7 @@ unsafe fn fix_VideoEncodeInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         fix_VideoPictureResourceInfoKHR(a, core::ptr::addr_of_mut!(s.src_picture_resource).cast());
         s.p_setup_reference_slot = a.slice(s.p_setup_reference_slot, 1, Some(fix_VideoReferenceSlotInfoKHR as Fix));
         s.p_reference_slots = a.slice(s.p_reference_slots, s.reference_slot_count as usize, Some(fix_VideoReferenceSlotInfoKHR as Fix));
@@ -6604,7 +6631,7 @@ unsafe fn fix_VideoEncodeIntraRefreshInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeIntraRefreshInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6615,7 +6642,7 @@ unsafe fn fix_VideoEncodeQualityLevelInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeQualityLevelInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6626,7 +6653,7 @@ unsafe fn fix_VideoEncodeQuantizationMapInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeQuantizationMapInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6637,7 +6664,7 @@ unsafe fn fix_VideoEncodeRateControlInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeRateControlInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_layers = a.slice(s.p_layers, s.layer_count as usize, Some(fix_VideoEncodeRateControlLayerInfoKHR as Fix));
     }
 }
@@ -6649,7 +6676,7 @@ unsafe fn fix_VideoEncodeRateControlLayerInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEncodeRateControlLayerInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6660,7 +6687,7 @@ unsafe fn fix_VideoEndCodingInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoEndCodingInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6671,7 +6698,7 @@ unsafe fn fix_VideoInlineQueryInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoInlineQueryInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6682,7 +6709,7 @@ unsafe fn fix_VideoPictureResourceInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoPictureResourceInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6693,7 +6720,7 @@ unsafe fn fix_VideoReferenceIntraRefreshInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoReferenceIntraRefreshInfoKHR>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
     }
 }
 
@@ -6704,7 +6731,7 @@ unsafe fn fix_VideoReferenceSlotInfoKHR(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::VideoReferenceSlotInfoKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_picture_resource = a.slice(s.p_picture_resource, 1, Some(fix_VideoPictureResourceInfoKHR as Fix));
     }
 }
@@ -6716,7 +6743,7 @@ unsafe fn fix_WriteDescriptorSet(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::WriteDescriptorSet<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_image_info = match s.descriptor_type.as_raw() {
             0 | 1 | 2 | 3 | 10 | 1000440000 | 1000440001 => a.slice(s.p_image_info, s.descriptor_count as usize, None),
             _ => core::ptr::null_mut(),
@@ -6739,7 +6766,7 @@ unsafe fn fix_WriteDescriptorSetAccelerationStructureKHR(a: &mut Arena, p: *mut 
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::WriteDescriptorSetAccelerationStructureKHR<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_acceleration_structures = a.slice(s.p_acceleration_structures, s.acceleration_structure_count as usize, None);
     }
 }
@@ -6751,7 +6778,7 @@ unsafe fn fix_WriteDescriptorSetAccelerationStructureNV(a: &mut Arena, p: *mut u
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::WriteDescriptorSetAccelerationStructureNV<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_acceleration_structures = a.slice(s.p_acceleration_structures, s.acceleration_structure_count as usize, None);
     }
 }
@@ -6763,7 +6790,7 @@ unsafe fn fix_WriteDescriptorSetInlineUniformBlock(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::WriteDescriptorSetInlineUniformBlock<'static>>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_data = a.bytes(s.p_data, s.data_size as usize);
     }
 }
@@ -6775,7 +6802,7 @@ unsafe fn fix_WriteDescriptorSetPartitionedAccelerationStructureNV(a: &mut Arena
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::WriteDescriptorSetPartitionedAccelerationStructureNV>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_acceleration_structures = a.slice(s.p_acceleration_structures, s.acceleration_structure_count as usize, None);
     }
 }
@@ -6787,7 +6814,7 @@ unsafe fn fix_WriteDescriptorSetTensorARM(a: &mut Arena, p: *mut u8) {
     // are still the application's, valid for the `vkCmd*` call being recorded.
     unsafe {
         let s = &mut *p.cast::<crate::vk::WriteDescriptorSetTensorARM>();
-        s.p_next = a.chain(s.p_next);
+        s.p_next = a.chain(s.p_next, known_structure);
         s.p_tensor_views = a.slice(s.p_tensor_views, s.tensor_view_count as usize, None);
     }
 }

@@ -264,7 +264,7 @@ pub fn generate_loaded(
     });
     files.push(OutputFile {
         path: "build.rs".into(),
-        contents: build::crate_build_rs(
+        contents: emit::build_script::crate_build_rs(
             opts.self_regenerating.is_some(),
             &format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
             version,

@@ -798,6 +798,43 @@ fn the_cycle_check_sees_nested_use_cycles() {
         g.edges["crate::a"],
         BTreeSet::from(["crate::b".to_string()])
     );
+    // A local variable named like a child module is no path to it; the child's own path is.
+    let (g, _d) = graph_of(&[
+        (
+            "lib.rs", "mod s;
+",
+        ),
+        (
+            "s.rs",
+            "mod submit;
+fn f() { let submit = 1; g(&[submit]); }
+",
+        ),
+        (
+            "s/submit.rs",
+            "fn h() { super::f() }
+",
+        ),
+    ]);
+    assert!(modules::cycles(&g.edges).is_empty(), "{:?}", g.edges);
+    let (g, _d) = graph_of(&[
+        (
+            "lib.rs", "mod s;
+",
+        ),
+        (
+            "s.rs",
+            "mod submit;
+fn f() { submit::h() }
+",
+        ),
+        (
+            "s/submit.rs",
+            "pub fn h() { super::f() }
+",
+        ),
+    ]);
+    assert_eq!(modules::cycles(&g.edges).len(), 1, "{:?}", g.edges);
 }
 
 #[test]

@@ -41,8 +41,43 @@ pub fn emit(cx: &Ctx) -> Result<String> {
     )?;
     let out = text::fill(&out, "__VKGEN_HOOKS", &rows.hooks);
     let out = text::fill(&out, "__vkgen_entries!", &rows.entries);
+    let out = text::fill(&out, "__vkgen_lookup!", LOOKUP);
     Ok(text::fill(&out, "__vkgen_entry_point!", &rows.arms))
 }
+
+/// Every `Driver` as the get-proc-addr rules see it (`driver_resolve.rs`'s `Lookup`, which
+/// names nothing of `driver.rs`: the arrows run from here to there). Text, not `quote!`, for
+/// its SAFETY comments.
+const LOOKUP: &str = r#"
+/// Every driver, as the get-proc-addr rules see it.
+impl<D: Driver> resolve::Lookup for D {
+    const API_VERSION: u32 = <D as Driver>::API_VERSION;
+    const STUB_UNIMPLEMENTED: bool = <D as Driver>::STUB_UNIMPLEMENTED;
+    fn implements(cmd: CommandId) -> bool {
+        <D as Driver>::implements(cmd)
+    }
+    fn fallback(cmd: CommandId) -> vk::PFN_vkVoidFunction {
+        <D as Driver>::fallback(cmd)
+    }
+    fn supports_extension(ext: ExtensionId) -> bool {
+        <D as Driver>::supports_extension(ext)
+    }
+    fn intercepts(cmd: CommandId) -> bool {
+        <D as Driver>::intercepts(cmd)
+    }
+    unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
+        // SAFETY: the caller's contract is `passthrough`'s.
+        unsafe { <D as Driver>::passthrough(level, handle, name) }
+    }
+    unsafe fn is_enabled_on_device(device: u64, ext: ExtensionId) -> bool {
+        // SAFETY: the caller's contract is `is_enabled_on_device`'s.
+        unsafe { <D as Driver>::is_enabled_on_device(device, ext) }
+    }
+    fn entry_point(cmd: CommandId) -> vk::PFN_vkVoidFunction {
+        entry_point::<D>(cmd)
+    }
+}
+"#;
 
 impl Rows {
     /// The hook, the entry point and the `entry_point` arm of canonical command `c`.
@@ -222,6 +257,8 @@ fn skeleton() -> TokenStream {
         pub fn entry_point<D: Driver>(cmd: CommandId) -> vk::PFN_vkVoidFunction {
             __vkgen_entry_point!()
         }
+
+        __vkgen_lookup!();
 
     }
 }

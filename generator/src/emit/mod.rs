@@ -4,6 +4,7 @@
 //! from askama templates in `templates/`. Everything iterates ordered collections, so output is
 //! deterministic.
 
+pub mod build_script;
 pub mod commands;
 pub mod dispatch;
 pub mod driver;

@@ -187,7 +187,7 @@ impl Copier<'_, '_, '_> {
                 let n = self.cx.array_len(&ty.array[0]);
                 Some(format!("a.slice({src}, {n}, None)"))
             }
-            1 if f.name == "pNext" => Some(format!("a.chain({src})")),
+            1 if f.name == "pNext" => Some(format!("a.chain({src}, known_structure)")),
             1 if !ty.base_const => None,
             1 if len.is_empty() => (!base_is_void && self.known_size(&ty.base))
                 .then(|| format!("a.slice({src}, 1, {})", self.fix_of(&ty.base))),
@@ -682,6 +682,37 @@ fn write_entry(cx: &Ctx, fixed: &BTreeSet<String>, cmd: &Command, out: &mut Stri
     );
 }
 
+/// The recording of [`Cmd`]s and where the entry points find one: they name the generated
+/// record type, which the hand-written `recorder_runtime.rs` takes as a parameter instead.
+const RECORDING: &str = "/// One command buffer's recording: the commands in order and the arena their arguments live in.
+pub type Recording = runtime::Recording<Cmd>;
+// SAFETY: the entry points record a command's arguments as copies in the recording's arena
+// (pointers they keep uncopied are the application's opaque values, never dereferenced).
+unsafe impl runtime::Recorded for Cmd {}
+
+/// Where recording entry points find the recording of a command buffer: the driver kit's
+/// command buffers implement it.
+pub trait Target {
+    /// Runs `f` on the recording of `command_buffer`, if it is one of this target's.
+    ///
+    /// # Safety
+    /// `command_buffer` is a command buffer handle the application passed to a `vkCmd*` call.
+    unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording));
+
+    /// The bytes of push-descriptor data `template` lays out (`vkCmdPushDescriptorSetWithTemplate`'s
+    /// `pData`, whose size only the template knows), so the recorder can copy it; 0 keeps the
+    /// application's pointer (the default).
+    ///
+    /// # Safety
+    /// `template` is the handle the application passed to the `vkCmd*` call.
+    unsafe fn template_data_size(template: vk::DescriptorUpdateTemplate) -> usize {
+        let _ = template;
+        0
+    }
+}
+
+";
+
 pub fn emit(cx: &Ctx) -> Result<String> {
     let commands = recorded_commands(cx);
     let routes = super::recorder_routes::routes(cx, &commands);
@@ -697,9 +728,9 @@ pub fn emit(cx: &Ctx) -> Result<String> {
          #![allow(non_camel_case_types, clippy::all, unused_unsafe, unused_variables)]\n\
          use crate::commands::CommandId;\nuse crate::driver::guard;\nuse crate::vk;\n\n\
          // The arena, the recording and the chain walk: hand-written, copied beside this file.\n\
-         #[path = \"recorder_runtime.rs\"]\nmod runtime;\nuse runtime::Fix;\npub use runtime::{{Arena, DeepCopy, Owned, Recording, Target, WARN}};\n/// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,\n/// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).\npub use runtime::routes::{{event_dependency, stages2, wait_dependency as barrier_dependency}};\n",
+         #[path = \"recorder_runtime.rs\"]\nmod runtime;\nuse runtime::Fix;\npub use runtime::{{Arena, DeepCopy, Owned, WARN}};\n{RECORDING}/// The 1.0 → synchronization2 conversions (the kit's routes of `vkCmdPipelineBarrier`,\n/// `vkCmdWaitEvents`, `vkCmdSetEvent` and the stage masks use them too).\npub use runtime::routes::{{event_dependency, stages2, wait_dependency as barrier_dependency}};\n",
         commands.len(),
-        fixed.len()
+        fixed.len(),
     );
     write_records(cx, &commands, &mut out);
     write_execute(cx, &commands, &routes, &mut out);

@@ -7,7 +7,7 @@ use super::PREAMBLE;
 
 /// `src/chain.rs`: the `pNext` walkers and their one bound.
 pub const CHAIN: &str = include_str!("runtime/chain.rs");
-/// `src/two_call.rs`: the two-call enumeration helper.
+/// `src/two_call.rs`: the two-call enumeration helpers (writer and reader).
 pub const TWO_CALL: &str = include_str!("runtime/two_call.rs");
 /// `src/dispatch_table.rs`: slot access and fill helpers of the dispatch tables.
 pub const DISPATCH_TABLE: &str = include_str!("runtime/dispatch_table.rs");

@@ -45,37 +45,21 @@ pub(crate) unsafe fn fill_array<T: Copy>(items: &[T], count: *mut u32, out: *mut
     r
 }
 
-/// Calls a two-call enumeration until it returns everything (retrying while the count grows
-/// between the calls), with the count bounded so a broken driver cannot make us allocate
-/// gigabytes.
+/// Reads a two-call enumeration through the workspace's one reader
+/// (`vkgen_generated::two_call::read_array`: retried while the count grows between the calls,
+/// the count bounded so a broken driver cannot make us allocate gigabytes), logging a count
+/// past the bound.
 pub(crate) fn enumerate<T: Copy + Default>(
-    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
+    call: impl FnMut(*mut u32, *mut T) -> vk::Result,
 ) -> Result<Vec<T>, vk::Result> {
-    const MAX_COUNT: u32 = 1 << 16;
-    for _ in 0..8 {
-        let mut count = 0u32;
-        let result = call(&mut count, std::ptr::null_mut());
-        if result != vk::Result::SUCCESS {
-            return Err(result);
-        }
-        if count > MAX_COUNT {
-            return Err(vk_error!(
-                vk::Result::ERROR_INITIALIZATION_FAILED,
-                "enumeration reported {count} entries; treated as a failure"
-            ));
-        }
-        let mut items = vec![T::default(); count as usize];
-        let mut written = count;
-        match call(&mut written, items.as_mut_ptr()) {
-            vk::Result::SUCCESS => {
-                items.truncate(written.min(count) as usize);
-                return Ok(items);
-            }
-            vk::Result::INCOMPLETE => continue,
-            other => return Err(other),
-        }
-    }
-    Err(vk::Result::INCOMPLETE)
+    use vkgen_generated::two_call::{read_array, ReadError};
+    read_array(call).map_err(|e| match e {
+        ReadError::Failed(r) => r,
+        ReadError::TooMany(count) => vk_error!(
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+            "enumeration reported {count} entries; treated as a failure"
+        ),
+    })
 }
 
 /// Borrows a C string, `None` for null.

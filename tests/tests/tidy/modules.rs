@@ -235,7 +235,10 @@ impl<'ast> Visit<'ast> for Names<'_> {
     fn visit_vis_restricted(&mut self, _: &'ast syn::VisRestricted) {}
 
     fn visit_path(&mut self, p: &'ast syn::Path) {
-        if p.leading_colon.is_none() {
+        // A lone segment outside `use` is a value, type or macro in scope (a local `submit` in a
+        // file with a `submit` child module, say), never a module: a module is only ever named
+        // on the way to an item, `submit::x`.
+        if p.leading_colon.is_none() && p.segments.len() > 1 {
             self.add(p.segments.iter().map(|s| s.ident.to_string()).collect());
         }
         visit::visit_path(self, p);

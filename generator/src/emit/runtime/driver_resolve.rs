@@ -1,5 +1,5 @@
-//! The driver side of `vkGet*ProcAddr`: which commands a [`Driver`] exposes, and the panic
-//! guard around every generated entry point.
+//! The driver side of `vkGet*ProcAddr`: which commands a [`Driver`](super::Driver) exposes,
+//! and the panic guard around every generated entry point.
 //!
 //! Hand-written (vkgen's `generator/src/emit/runtime/driver_resolve.rs`) and copied verbatim
 //! into each generated crate as `driver`'s child module, so that it is compiled, linted and
@@ -17,8 +17,39 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use crate::commands::{self, CommandId, Level, Origin};
-use super::{entry_point, Driver};
+use crate::extensions::ExtensionId;
 use crate::vk;
+
+/// What the rules ask of a driver: [`Driver`](super::Driver)'s answers and its entry points,
+/// as this file sees them. Every `Driver` has them (`driver.rs` implements this for all of
+/// them); naming the trait here rather than `Driver` keeps this file from reaching back into
+/// its parent, which re-exports it.
+pub trait Lookup {
+    /// [`Driver::API_VERSION`](super::Driver::API_VERSION).
+    const API_VERSION: u32;
+    /// [`Driver::STUB_UNIMPLEMENTED`](super::Driver::STUB_UNIMPLEMENTED).
+    const STUB_UNIMPLEMENTED: bool;
+    /// [`Driver::implements`](super::Driver::implements).
+    fn implements(cmd: CommandId) -> bool;
+    /// [`Driver::fallback`](super::Driver::fallback).
+    fn fallback(cmd: CommandId) -> vk::PFN_vkVoidFunction;
+    /// [`Driver::supports_extension`](super::Driver::supports_extension).
+    fn supports_extension(ext: ExtensionId) -> bool;
+    /// [`Driver::intercepts`](super::Driver::intercepts).
+    fn intercepts(cmd: CommandId) -> bool;
+    /// [`Driver::passthrough`](super::Driver::passthrough).
+    ///
+    /// # Safety
+    /// As for `passthrough`.
+    unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction;
+    /// [`Driver::is_enabled_on_device`](super::Driver::is_enabled_on_device).
+    ///
+    /// # Safety
+    /// As for `is_enabled_on_device`.
+    unsafe fn is_enabled_on_device(device: u64, ext: ExtensionId) -> bool;
+    /// [`entry_point`](super::entry_point) of this driver.
+    fn entry_point(cmd: CommandId) -> vk::PFN_vkVoidFunction;
+}
 
 /// Where a panic caught at an entry point is reported, as `(command, payload)`; the driver
 /// runtime installs its logger here (vkgen-driver: the one boundary guard's report).
@@ -40,7 +71,7 @@ pub(crate) fn guard<R>(command: &'static str, fail: R, f: impl FnOnce() -> R) ->
 }
 
 /// A core command (not an extension alias of one) of a version the driver implements.
-fn is_core<D: Driver>(info: &'static commands::CommandInfo) -> bool {
+fn is_core<D: Lookup>(info: &'static commands::CommandInfo) -> bool {
     matches!(
         (info.origin, info.canonical().origin),
         (Origin::Core(_), Origin::Core(v)) if v <= D::API_VERSION
@@ -48,7 +79,7 @@ fn is_core<D: Driver>(info: &'static commands::CommandInfo) -> bool {
 }
 
 /// Whether the driver exposes `cmd`: core up to its API version, or one of its extensions.
-pub fn exposes<D: Driver>(cmd: CommandId) -> bool {
+pub fn exposes<D: Lookup>(cmd: CommandId) -> bool {
     let info = commands::info(cmd);
     if is_core::<D>(info) {
         return true;
@@ -57,7 +88,7 @@ pub fn exposes<D: Driver>(cmd: CommandId) -> bool {
 }
 
 /// Core commands up to the driver's version, or a command of an extension enabled on `device`.
-fn enabled_on_device<D: Driver>(device: u64, cmd: CommandId) -> bool {
+fn enabled_on_device<D: Lookup>(device: u64, cmd: CommandId) -> bool {
     let info = commands::info(cmd);
     if is_core::<D>(info) {
         return true;
@@ -74,7 +105,7 @@ fn enabled_on_device<D: Driver>(device: u64, cmd: CommandId) -> bool {
 /// # Safety
 /// `name` is null or a NUL-terminated string; `handle` is null or a handle of this driver
 /// of the kind `level` says.
-unsafe fn resolve<D: Driver>(
+unsafe fn resolve<D: Lookup>(
     level: Level,
     handle: u64,
     name: *const c_char,
@@ -103,13 +134,13 @@ unsafe fn resolve<D: Driver>(
     }
     let canonical = canonical(id);
     if D::implements(canonical) || is_proc_addr(canonical) {
-        return entry_point::<D>(id);
+        return D::entry_point(id);
     }
     if let Some(f) = D::fallback(canonical) {
         return Some(f);
     }
     if D::STUB_UNIMPLEMENTED {
-        return entry_point::<D>(id);
+        return D::entry_point(id);
     }
     None
 }
@@ -129,7 +160,7 @@ fn is_proc_addr(id: CommandId) -> bool {
 
 /// Whether `cmd`'s proc address is the driver's hook, a fallback, or absent (for tests and
 /// tools; the resolvers apply the version, extension and level rules first).
-pub fn provider<D: Driver>(cmd: CommandId) -> Provider {
+pub fn provider<D: Lookup>(cmd: CommandId) -> Provider {
     let c = canonical(cmd);
     if D::implements(c) || is_proc_addr(c) {
         Provider::Hook
@@ -147,9 +178,9 @@ pub fn provider<D: Driver>(cmd: CommandId) -> Provider {
 pub enum Provider {
     /// The driver's own hook.
     Hook,
-    /// [`Driver::fallback`].
+    /// [`Driver::fallback`](super::Driver::fallback).
     Fallback,
-    /// A stub answering [`Driver::unimplemented`].
+    /// A stub answering [`Driver::unimplemented`](super::Driver::unimplemented).
     Stub,
     /// No proc address.
     Absent,
@@ -160,7 +191,7 @@ pub enum Provider {
 ///
 /// # Safety
 /// `instance` is null or an instance of this driver; `name` is null or a C string.
-pub unsafe extern "system" fn get_instance_proc_addr<D: Driver>(
+pub unsafe extern "system" fn get_instance_proc_addr<D: Lookup>(
     instance: vk::Instance,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
@@ -185,7 +216,7 @@ pub unsafe extern "system" fn get_instance_proc_addr<D: Driver>(
 ///
 /// # Safety
 /// `device` is null or a device of this driver; `name` is null or a C string.
-pub unsafe extern "system" fn get_device_proc_addr<D: Driver>(
+pub unsafe extern "system" fn get_device_proc_addr<D: Lookup>(
     device: vk::Device,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
@@ -203,7 +234,7 @@ pub unsafe extern "system" fn get_device_proc_addr<D: Driver>(
 ///
 /// # Safety
 /// `instance` is null or an instance of this driver; `name` is null or a C string.
-pub unsafe extern "system" fn get_physical_device_proc_addr<D: Driver>(
+pub unsafe extern "system" fn get_physical_device_proc_addr<D: Lookup>(
     instance: vk::Instance,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {

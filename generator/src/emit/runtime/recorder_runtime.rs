@@ -6,7 +6,9 @@
 //! Hand-written (vkgen's `generator/src/emit/runtime/recorder_runtime.rs`) and copied verbatim
 //! into each generated crate as `recorder`'s child module; `recorder.rs` holds what the
 //! generator writes per command and per structure (the records, the copies, the entry points,
-//! the [`Execute`](super::Execute) trait and the replay).
+//! the [`Execute`](super::Execute) and [`Target`](super::Target) traits and the replay), and
+//! hands this file what it needs of them (the record type, the structure table) as parameters,
+//! so that the arrows run from there to here.
 
 use core::ffi::{c_char, c_void};
 use core::ptr::{self, NonNull};
@@ -57,6 +59,10 @@ fn report_drop(args: core::fmt::Arguments<'_>) {
 /// Fixes up the pointers of one structure already copied into the arena (its nested arrays,
 /// strings and `pNext` chain are copied and re-pointed), given the copy's address.
 pub(crate) type Fix = unsafe fn(&mut Arena, *mut u8);
+
+/// The size and [`Fix`] of the structure an `sType` names, among those a chain copy knows
+/// (`recorder.rs`'s generated table, handed to [`Arena::chain`] by each fix-up).
+pub(crate) type Known = fn(i32) -> Option<(usize, Fix)>;
 
 /// 4 KiB: most command buffers of a frame fit in one chunk.
 const CHUNK_WORDS: usize = 512;
@@ -237,14 +243,14 @@ impl Arena {
         dst
     }
 
-    /// A deep copy of the `pNext` chain at `src`: every structure the generated table knows is
+    /// A deep copy of the `pNext` chain at `src`: every structure the table `known` knows is
     /// copied by its size and fixed up; an unknown `sType` is dropped from the copy, with a
     /// (rate-limited) warning, since its size (and so a copy) is unknowable. At most
     /// [`Arena::MAX_CHAIN_ELEMENTS`] elements are walked, so a cyclic chain ends too.
     ///
     /// # Safety
     /// A non-null `src` is a valid `pNext` chain: each element starts with `sType` and `pNext`.
-    pub(crate) unsafe fn chain(&mut self, src: *const c_void) -> *mut c_void {
+    pub(crate) unsafe fn chain(&mut self, src: *const c_void, known: Known) -> *mut c_void {
         let mut head: *mut c_void = ptr::null_mut();
         let mut tail: *mut vk::BaseOutStructure<'static> = ptr::null_mut();
         let mut cur = src.cast::<vk::BaseInStructure<'static>>();
@@ -254,7 +260,7 @@ impl Arena {
             }
             // SAFETY: every chain element starts with the base-structure header (caller).
             let (s_type, next) = unsafe { ((*cur).s_type, (*cur).p_next) };
-            match super::known_structure(s_type.as_raw()) {
+            match known(s_type.as_raw()) {
                 Some((size, fix)) => {
                     // SAFETY: an element of type `s_type` is `size` bytes long.
                     let copy = unsafe { self.bytes(cur, size) }.cast::<vk::BaseOutStructure>();
@@ -291,20 +297,38 @@ impl Arena {
 }
 
 /// One command buffer's recording: the commands in order and the arena their arguments live in.
-#[derive(Default)]
-pub struct Recording {
+/// `C` is the generated record type (`recorder.rs`'s `Cmd`, whose `Recording` this is): named
+/// as a parameter so that this file does not reach back into its parent.
+pub struct Recording<C> {
     pub(crate) arena: Arena,
-    pub(crate) commands: Vec<super::Cmd>,
+    pub(crate) commands: Vec<C>,
 }
 
-// SAFETY: every pointer inside the recorded commands points into this recording's own arena
-// (or is the application's opaque value, which is never dereferenced here); moving the
-// recording to another thread moves the arena with it.
-unsafe impl Send for Recording {}
-// SAFETY: a shared recording is only read (replayed); writes take `&mut`.
-unsafe impl Sync for Recording {}
+impl<C> Default for Recording<C> {
+    fn default() -> Self {
+        Self {
+            arena: Arena::default(),
+            commands: Vec::new(),
+        }
+    }
+}
 
-impl Recording {
+/// A record type whose pointers all point into the arena of the recording that holds it, or
+/// are the application's opaque values, never dereferenced here.
+///
+/// # Safety
+/// Implemented only by records that the recorder's entry points make: their copies live in the
+/// recording's own arena.
+pub unsafe trait Recorded {}
+
+// SAFETY: every pointer inside the recorded commands points into this recording's own arena
+// (or is the application's opaque value, which is never dereferenced here: `Recorded`'s
+// contract); moving the recording to another thread moves the arena with it.
+unsafe impl<C: Recorded> Send for Recording<C> {}
+// SAFETY: a shared recording is only read (replayed); writes take `&mut`.
+unsafe impl<C: Recorded> Sync for Recording<C> {}
+
+impl<C> Recording<C> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -353,33 +377,12 @@ impl Recording {
 
     /// Appends `cmd`; a command whose copies could not be made is not recorded (the recording
     /// then reports `VK_ERROR_OUT_OF_HOST_MEMORY`).
-    pub(crate) fn push(&mut self, cmd: super::Cmd) {
+    pub(crate) fn push(&mut self, cmd: C) {
         if self.arena.failed || self.commands.try_reserve(1).is_err() {
             self.arena.failed = true;
             return;
         }
         self.commands.push(cmd);
-    }
-}
-
-/// Where recording entry points find the recording of a command buffer: the driver kit's
-/// command buffers implement it.
-pub trait Target {
-    /// Runs `f` on the recording of `command_buffer`, if it is one of this target's.
-    ///
-    /// # Safety
-    /// `command_buffer` is a command buffer handle the application passed to a `vkCmd*` call.
-    unsafe fn record(command_buffer: vk::CommandBuffer, f: impl FnOnce(&mut Recording));
-
-    /// The bytes of push-descriptor data `template` lays out (`vkCmdPushDescriptorSetWithTemplate`'s
-    /// `pData`, whose size only the template knows), so the recorder can copy it; 0 keeps the
-    /// application's pointer (the default).
-    ///
-    /// # Safety
-    /// `template` is the handle the application passed to the `vkCmd*` call.
-    unsafe fn template_data_size(template: vk::DescriptorUpdateTemplate) -> usize {
-        let _ = template;
-        0
     }
 }
 

@@ -63,7 +63,7 @@ pub struct PhysicalDevice<D: Kit> {
     pub memory: vk::PhysicalDeviceMemoryProperties,
     /// Bytes the process has allocated per memory heap ([`super::resources`]): what
     /// `VK_EXT_memory_budget` reports as usage, and what a new allocation must fit beside.
-    pub heaps: super::resources::HeapUsage,
+    pub heaps: super::resources::desc::HeapUsage,
     pub extensions: ExtensionSet,
     /// The description's declared formats ([`super::PhysicalDeviceDesc::formats`]).
     pub formats: super::format::FormatSupport,

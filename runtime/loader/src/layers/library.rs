@@ -10,13 +10,11 @@ use std::sync::Arc;
 use ash::vk;
 use libloading::os::unix::Library;
 use vkgen_abi::layer::PFN_GetPhysicalDeviceProcAddr;
+use vkgen_generated::two_call::{read_array, ReadError};
 
 use super::entry_points::{typed, typed_with_suffix, EntryPoints, Negotiation};
 use super::error::LayerError;
 use crate::driver::open_library;
-
-/// Enumeration counts above this are treated as corruption, not allocated.
-const MAX_ENUMERATION_COUNT: u32 = 4096;
 
 /// An opened layer library, shared by the layers it contains.
 pub struct LayerLibrary {
@@ -180,43 +178,27 @@ impl Layer {
     }
 }
 
-/// The Vulkan two-call idiom, retried while the answer is `VK_INCOMPLETE` (the count changed in
-/// between), with counts bounded so a broken library cannot make us allocate gigabytes.
+/// A layer library's two-call enumeration, read by the workspace's one reader
+/// (`vkgen_generated::two_call::read_array`: retried while the answer is `VK_INCOMPLETE`, the
+/// count bounded so a broken library cannot make us allocate gigabytes), its failure said with
+/// the library and the command.
 fn enumerate<T: Copy + Default>(
     path: &Path,
     what: &str,
-    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
+    call: impl FnMut(*mut u32, *mut T) -> vk::Result,
 ) -> Result<Vec<T>, LayerError> {
-    let fail = |result| LayerError::Enumeration {
-        path: path.to_path_buf(),
-        what: what.to_owned(),
-        result,
-    };
-    for _ in 0..4 {
-        let mut count = 0u32;
-        let result = call(&mut count, ptr::null_mut());
-        if result != vk::Result::SUCCESS {
-            return Err(fail(result));
-        }
-        if count > MAX_ENUMERATION_COUNT {
-            return Err(LayerError::TooMany {
-                path: path.to_path_buf(),
-                what: what.to_owned(),
-                count,
-            });
-        }
-        let mut items = vec![T::default(); count as usize];
-        let mut written = count;
-        match call(&mut written, items.as_mut_ptr()) {
-            vk::Result::SUCCESS => {
-                items.truncate(written.min(count) as usize);
-                return Ok(items);
-            }
-            vk::Result::INCOMPLETE => continue,
-            other => return Err(fail(other)),
-        }
-    }
-    Err(fail(vk::Result::INCOMPLETE))
+    read_array(call).map_err(|e| match e {
+        ReadError::Failed(result) => LayerError::Enumeration {
+            path: path.to_path_buf(),
+            what: what.to_owned(),
+            result,
+        },
+        ReadError::TooMany(count) => LayerError::TooMany {
+            path: path.to_path_buf(),
+            what: what.to_owned(),
+            count,
+        },
+    })
 }
 
 /// `memcmp` of two `VkLayerProperties`, as Android decides "global".

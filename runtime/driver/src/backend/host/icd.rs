@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use vkgen_abi::icd::{
     PFN_vk_icdGetPhysicalDeviceProcAddr, PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
 };
+use vkgen_generated::two_call::{read_array, ReadError};
 use vkgen_generated::vk;
 use vkgen_platform::icd_manifest::{IcdManifest, IcdSearchConfig};
 
@@ -412,39 +413,25 @@ pub fn host_icd() -> Option<&'static HostIcd> {
         .as_ref()
 }
 
-/// The most entries the host driver takes from one ICD enumeration, and how often it asks
-/// again after `VK_INCOMPLETE`: an ICD's count sizes no allocation beyond this.
-pub(super) const MAX_ENUMERATED: u32 = 4096;
-pub(super) const MAX_ENUMERATE_TRIES: usize = 8;
-
-/// The two-call idiom against an untrusted ICD: counts are capped at [`MAX_ENUMERATED`], a
-/// count that keeps growing (`VK_INCOMPLETE` forever) gives up after [`MAX_ENUMERATE_TRIES`],
-/// and only the entries the ICD says it wrote are kept. `None` on an error or a lie.
+/// The two-call idiom against an untrusted ICD, through the workspace's one reader
+/// (`vkgen_generated::two_call::read_array`: counts capped at its `MAX_READ`, a count that keeps
+/// growing given up after `MAX_READ_TRIES`, only the entries the ICD says it wrote kept).
+/// `None` on an error, said in the log when it is the ICD's misbehaviour.
 pub(super) fn bounded_enumerate<T: Default + Clone>(
-    mut call: impl FnMut(*mut u32, *mut T) -> vk::Result,
+    call: impl FnMut(*mut u32, *mut T) -> vk::Result,
 ) -> Option<Vec<T>> {
-    for _ in 0..MAX_ENUMERATE_TRIES {
-        let mut count = 0u32;
-        if call(&mut count, ptr::null_mut()) != vk::Result::SUCCESS {
-            return None;
-        }
-        if count > MAX_ENUMERATED {
+    match read_array(call) {
+        Ok(items) => Some(items),
+        Err(ReadError::TooMany(count)) => {
             log::warn!("host ICD: an enumeration reported {count} entries; ignored");
-            return None;
+            None
         }
-        let mut items = vec![T::default(); count as usize];
-        let mut written = count;
-        match call(&mut written, items.as_mut_ptr()) {
-            vk::Result::SUCCESS if written <= count => {
-                items.truncate(written as usize);
-                return Some(items);
-            }
-            vk::Result::INCOMPLETE => continue,
-            _ => return None,
+        Err(ReadError::Failed(vk::Result::INCOMPLETE)) => {
+            log::warn!("host ICD: an enumeration stayed VK_INCOMPLETE; ignored");
+            None
         }
+        Err(ReadError::Failed(_)) => None,
     }
-    log::warn!("host ICD: an enumeration stayed VK_INCOMPLETE; ignored");
-    None
 }
 
 /// The instance commands the host driver calls through ash (whose stubs for missing commands

@@ -5,7 +5,19 @@
 // usage in the specification, which each one links to.
 #![allow(clippy::missing_safety_doc)]
 
-use super::*;
+use std::ffi::CString;
+use std::ptr::NonNull;
+
+use vkgen_generated::extensions::ExtensionKind;
+use vkgen_generated::vk;
+
+use crate::handles::{create_dispatchable, destroy_dispatchable, Dispatchable, HostAllocator};
+use crate::kit::api::Kit;
+use crate::kit::debug::Severity;
+use crate::kit::extensions::parse_enabled;
+use crate::kit::objects::{Device, DeviceInfo, PhysicalDevice, Queue};
+use crate::kit::tables::Features;
+use crate::util::{guard, slice};
 
 /// [`vkCreateDevice`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkCreateDevice.html)
 pub unsafe extern "system" fn create_device<D: Kit>(

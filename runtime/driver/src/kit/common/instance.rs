@@ -6,7 +6,17 @@
 // usage in the specification, which each one links to.
 #![allow(clippy::missing_safety_doc)]
 
-use super::*;
+use std::ffi::c_char;
+
+use vkgen_generated::extensions::ExtensionKind;
+use vkgen_generated::vk;
+
+use super::args::owned_cstr;
+use crate::handles::{create_dispatchable, destroy_dispatchable, Dispatchable, HostAllocator};
+use crate::kit::api::Kit;
+use crate::kit::extensions::{parse_enabled, ExtensionSet};
+use crate::kit::objects::{Instance, InstanceInfo, PhysicalDevice};
+use crate::util::{guard, write_array, write_array_with};
 
 /// [`vkEnumerateInstanceVersion`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkEnumerateInstanceVersion.html)
 pub unsafe extern "system" fn enumerate_instance_version<D: Kit>(

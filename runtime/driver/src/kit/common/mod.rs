@@ -15,28 +15,13 @@
 // usage in the specification, which each one links to.
 #![allow(clippy::missing_safety_doc)]
 
-use std::ffi::{c_char, c_void, CStr, CString};
-use std::ptr::{self, NonNull};
-
 use vkgen_generated::commands::{self, CommandId as C, Level};
 use vkgen_generated::entries::EntryTable;
-use vkgen_generated::extensions::ExtensionKind;
-use vkgen_generated::vk;
 
 use super::api::Kit;
 use super::command::{
     allocate_command_buffers, create_command_pool, destroy_command_pool, free_command_buffers,
 };
-use super::debug::Severity;
-use super::extensions::{parse_enabled, ExtensionSet};
-use super::objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
-use super::tables::Features;
-use crate::handles::{create_dispatchable, destroy_dispatchable, Dispatchable, HostAllocator};
-use crate::util::{find_in_chain, for_each_out, write_array, write_array_with};
-
-fn from_result(r: Result<(), vk::Result>) -> vk::Result {
-    r.err().unwrap_or(vk::Result::SUCCESS)
-}
 
 /// The kit's commons as a component table (see [`super::entries`]), given what the vendor
 /// implements: the table-driven answers, and each command of a pair routed to the vendor's
@@ -144,22 +129,12 @@ pub fn kit_owned(cmd: C) -> bool {
         )
 }
 
-/// An optional C string argument, copied.
-///
-/// # Safety
-/// `p` is null or a C string.
-unsafe fn owned_cstr(p: *const c_char) -> Option<CString> {
-    // SAFETY: `p` was checked non-null and is a NUL-terminated string (this function's contract);
-    // it is copied before the borrow ends.
-    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_owned())
-}
-
+mod args;
 mod device;
 mod instance;
 mod pairs;
 mod physical_device;
 
-use crate::util::{guard, slice};
 pub use device::*;
 pub use instance::*;
 use pairs::*;

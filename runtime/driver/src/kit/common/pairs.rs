@@ -5,7 +5,13 @@
 // usage in the specification, which each one links to.
 #![allow(clippy::missing_safety_doc)]
 
-use super::*;
+use std::ffi::c_void;
+use std::ptr;
+
+use vkgen_generated::vk;
+
+use crate::kit::api::Kit;
+use crate::util::{for_each_out, guard, slice};
 
 /// `vkGetPhysicalDeviceFeatures` through the vendor's `…Features2`.
 pub(super) unsafe extern "system" fn features_via_2<D: Kit>(

@@ -5,8 +5,15 @@
 // usage in the specification, which each one links to.
 #![allow(clippy::missing_safety_doc)]
 
-use super::*;
+use std::ffi::{c_char, c_void};
+
+use vkgen_generated::vk;
+
+use super::args::from_result;
+use crate::kit::api::Kit;
 use crate::kit::hardware_buffer;
+use crate::kit::objects::PhysicalDevice;
+use crate::util::{find_in_chain, for_each_out, guard, write_array, write_array_with};
 
 /// Runs `f` on the physical device behind `pd` (nothing for a bad handle: void queries).
 fn with_pd<D: Kit, R: Copy>(

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use vkgen_generated::vk;
 
-use super::{info, FormatInfo};
+use super::rows::{info, FormatInfo};
 
 /// The parts of a `VkBufferImageCopy`/`VkBufferImageCopy2` that decide the buffer's bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

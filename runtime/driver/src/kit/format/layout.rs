@@ -12,8 +12,8 @@
 
 use vkgen_generated::vk;
 
-use super::{info, memory_block};
-use crate::kit::resources::ImageDesc;
+use super::rows::{info, memory_block};
+use crate::kit::resources::desc::ImageDesc;
 
 /// Alignment of an image's memory and of each of its subresources and planes.
 pub const ALIGNMENT: u64 = 256;

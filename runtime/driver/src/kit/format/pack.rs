@@ -17,9 +17,10 @@
 //! formats are packed per aspect in their copy layout (D24 in the low 24 bits of 4 bytes), as
 //! a copy or a CPU engine's per-aspect clear needs them.
 
+use vkgen_generated::formats::{ComponentName, NumericFormat};
 use vkgen_generated::vk;
 
-use super::{info, ComponentName, FormatInfo, NumericFormat};
+use super::rows::{info, FormatInfo};
 
 /// One component's place in a texel block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

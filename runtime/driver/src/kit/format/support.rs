@@ -15,7 +15,7 @@
 
 use vkgen_generated::vk;
 
-use super::info;
+use super::rows::info;
 
 /// Declared formats, sorted by value, each with its `VkFormatProperties`.
 #[derive(Clone, Debug, Default)]

@@ -17,7 +17,6 @@
 //! `VK_ERROR_OUT_OF_DEVICE_MEMORY`, as on hardware.
 
 use std::any::Any;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use vkgen_abi::vk_error;
@@ -31,6 +30,7 @@ use crate::handles::{create_object, ObjectKind};
 pub mod address;
 mod buffer;
 mod buffer_view;
+pub(crate) mod desc;
 pub mod event;
 pub mod external;
 mod image;
@@ -40,6 +40,7 @@ mod ycbcr;
 
 pub use buffer::Buffer;
 pub use buffer_view::BufferView;
+pub use desc::{BufferDesc, HeapUsage, ImageDesc};
 pub use event::Event;
 /// The packed linear layout of kit images (defined in [`crate::kit::format::layout`]).
 pub use image::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
@@ -136,57 +137,6 @@ impl VendorData {
     pub fn get<T: Any>(&self) -> Option<&T> {
         self.0.get().and_then(|b| b.downcast_ref())
     }
-}
-
-/// Bytes allocated per memory heap of a physical device (`VK_MAX_MEMORY_HEAPS` counters).
-#[derive(Default)]
-pub struct HeapUsage([AtomicU64; vk::MAX_MEMORY_HEAPS]);
-
-impl HeapUsage {
-    /// Charges `size` bytes to `heap` if that keeps it within `limit`.
-    fn charge(&self, heap: usize, size: u64, limit: u64) -> bool {
-        let Some(used) = self.0.get(heap) else {
-            return false;
-        };
-        used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
-            u.checked_add(size).filter(|&n| n <= limit)
-        })
-        .is_ok()
-    }
-
-    fn release(&self, heap: usize, size: u64) {
-        if let Some(used) = self.0.get(heap) {
-            used.fetch_sub(size, Ordering::AcqRel);
-        }
-    }
-
-    /// Bytes allocated from `heap` now (what `VK_EXT_memory_budget` reports as usage).
-    pub fn used(&self, heap: usize) -> u64 {
-        self.0.get(heap).map_or(0, |u| u.load(Ordering::Acquire))
-    }
-}
-
-/// What `vkCreateBuffer` (or `vkGetDeviceBufferMemoryRequirements`) describes.
-#[derive(Clone, Copy, Debug)]
-pub struct BufferDesc {
-    pub size: u64,
-    /// `VkBufferUsageFlags`, or `VkBufferUsageFlags2CreateInfo`'s 64-bit flags when chained.
-    pub usage: u64,
-    pub flags: vk::BufferCreateFlags,
-}
-
-/// What `vkCreateImage` (or `vkGetDeviceImageMemoryRequirements`) describes.
-#[derive(Clone, Copy, Debug)]
-pub struct ImageDesc {
-    pub flags: vk::ImageCreateFlags,
-    pub image_type: vk::ImageType,
-    pub format: vk::Format,
-    pub extent: vk::Extent3D,
-    pub mip_levels: u32,
-    pub array_layers: u32,
-    pub samples: vk::SampleCountFlags,
-    pub tiling: vk::ImageTiling,
-    pub usage: vk::ImageUsageFlags,
 }
 
 /// The kit's default [`Kit::buffer_requirements`]: the size rounded up to a 256-byte alignment
