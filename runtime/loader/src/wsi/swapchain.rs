@@ -592,19 +592,31 @@ pub unsafe extern "system" fn get_swapchain_status(
 
 /// `vkReleaseSwapchainImagesEXT`: cancels the buffers (nothing for a shared swapchain).
 ///
+/// `I` is the registry's `pReleaseInfo` structure, which the hook table's typed assignment
+/// picks: `VkReleaseSwapchainImagesInfoEXT` before `VK_KHR_swapchain_maintenance1`, the `…KHR`
+/// structure (the EXT name its alias) after. Both have the layout of ash's
+/// `ReleaseSwapchainImagesInfoEXT`, which the function reads it as (size and alignment checked
+/// when it is instantiated), so the loader builds from registries on both sides of the promotion.
+///
 /// # Safety
 /// Vulkan's contract for the command.
-pub unsafe extern "system" fn release_swapchain_images(
+pub unsafe extern "system" fn release_swapchain_images<I>(
     _device: vk::Device,
-    info: *const vk::ReleaseSwapchainImagesInfoKHR,
+    info: *const I,
 ) -> vk::Result {
+    const {
+        assert!(size_of::<I>() == size_of::<vk::ReleaseSwapchainImagesInfoEXT>());
+        assert!(align_of::<I>() == align_of::<vk::ReleaseSwapchainImagesInfoEXT>());
+    }
+    let info = info.cast::<vk::ReleaseSwapchainImagesInfoEXT>();
     let _trace = crate::trace::section("ReleaseSwapchainImagesEXT");
     guard(
         "vkReleaseSwapchainImagesEXT",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             // SAFETY: `info` is the application's pReleaseInfo: null (refused here) or valid for
-            // this call (VUID-vkReleaseSwapchainImagesEXT-pReleaseInfo-parameter).
+            // this call (VUID-vkReleaseSwapchainImagesEXT-pReleaseInfo-parameter), a structure
+            // with the layout read here (checked above).
             let Some(info) = (unsafe { info.as_ref() }) else {
                 return vk_error!(
                     vk::Result::ERROR_INITIALIZATION_FAILED,
