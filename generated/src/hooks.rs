@@ -72,7 +72,7 @@ pub const LOADER_HOOKS: &[LoaderHook] = &[
     LoaderHook { table: "wsi_device", command: c"vkAcquireNextImage2KHR", function: "crate::wsi::swapchain::acquire_next_image2", cfg: None },
     LoaderHook { table: "wsi_device", command: c"vkQueuePresentKHR", function: "crate::wsi::present::queue_present", cfg: None },
     LoaderHook { table: "wsi_device", command: c"vkGetSwapchainStatusKHR", function: "crate::wsi::swapchain::get_swapchain_status", cfg: None },
-    LoaderHook { table: "wsi_device", command: c"vkReleaseSwapchainImagesEXT", function: "crate::wsi::swapchain::release_swapchain_images", cfg: None },
+    LoaderHook { table: "wsi_device", command: c"vkReleaseSwapchainImagesEXT", function: "crate::wsi::swapchain::RELEASE_SWAPCHAIN_IMAGES", cfg: None },
     LoaderHook { table: "wsi_device", command: c"vkGetDeviceGroupPresentCapabilitiesKHR", function: "crate::wsi::surface::device_group_present_capabilities", cfg: None },
     LoaderHook { table: "wsi_device", command: c"vkGetDeviceGroupSurfacePresentModesKHR", function: "crate::wsi::surface::device_group_surface_present_modes", cfg: None },
     LoaderHook { table: "wsi_device", command: c"vkGetRefreshCycleDurationGOOGLE", function: "crate::wsi::timing::refresh_cycle_duration", cfg: None },
@@ -621,7 +621,7 @@ macro_rules! loader_hooks {
                 ::core::option::Option::Some(::core::option::Option::Some(unsafe { ::core::mem::transmute::<$crate::pfn::PFN_vkGetSwapchainStatusKHR, unsafe extern "system" fn()>(f) }))
             }
             b"vkReleaseSwapchainImagesEXT" => {
-                let f: $crate::pfn::PFN_vkReleaseSwapchainImagesEXT = crate::wsi::swapchain::release_swapchain_images;
+                let f: $crate::pfn::PFN_vkReleaseSwapchainImagesEXT = crate::wsi::swapchain::RELEASE_SWAPCHAIN_IMAGES;
                 // SAFETY: every function pointer has the same representation; the caller casts it
                 // back to the type of the command it asked for.
                 ::core::option::Option::Some(::core::option::Option::Some(unsafe { ::core::mem::transmute::<$crate::pfn::PFN_vkReleaseSwapchainImagesEXT, unsafe extern "system" fn()>(f) }))

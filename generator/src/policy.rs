@@ -425,7 +425,7 @@ pub const LOADER_HOOKS: &[HookTable] = &[
             ),
             hook(
                 "vkReleaseSwapchainImagesEXT",
-                "crate::wsi::swapchain::release_swapchain_images",
+                "crate::wsi::swapchain::RELEASE_SWAPCHAIN_IMAGES",
             ),
             hook(
                 "vkGetDeviceGroupPresentCapabilitiesKHR",

@@ -590,33 +590,38 @@ pub unsafe extern "system" fn get_swapchain_status(
     )
 }
 
+/// The hook table's entry for `vkReleaseSwapchainImagesEXT`: [`release_swapchain_images`] at
+/// the registry's command type. Before `VK_KHR_swapchain_maintenance1` (vk.xml 1.3.239, say)
+/// `pReleaseInfo` is `VkReleaseSwapchainImagesInfoEXT`, which ash defines; since, vk.xml makes
+/// that name an alias of `VkReleaseSwapchainImagesInfoKHR`, which the generated crate defines
+/// itself (ash predates it): one C structure, two Rust types, so no one signature matches
+/// both registries, and the higher-ranked lifetime of ash's pointer rules out a generic one.
+pub const RELEASE_SWAPCHAIN_IMAGES: vkgen_generated::pfn::PFN_vkReleaseSwapchainImagesEXT = {
+    let f: unsafe extern "system" fn(
+        vk::Device,
+        *const vk::ReleaseSwapchainImagesInfoEXT<'static>,
+    ) -> vk::Result = release_swapchain_images;
+    // SAFETY: both are `extern "system"` function pointers of two arguments returning
+    // `VkResult`; the registry declares the two structures one layout (an alias), so the
+    // function reads what callers of the registry's type pass.
+    unsafe { std::mem::transmute(f) }
+};
+
 /// `vkReleaseSwapchainImagesEXT`: cancels the buffers (nothing for a shared swapchain).
-///
-/// `I` is the registry's `pReleaseInfo` structure, which the hook table's typed assignment
-/// picks: `VkReleaseSwapchainImagesInfoEXT` before `VK_KHR_swapchain_maintenance1`, the `…KHR`
-/// structure (the EXT name its alias) after. Both have the layout of ash's
-/// `ReleaseSwapchainImagesInfoEXT`, which the function reads it as (size and alignment checked
-/// when it is instantiated), so the loader builds from registries on both sides of the promotion.
 ///
 /// # Safety
 /// Vulkan's contract for the command.
-pub unsafe extern "system" fn release_swapchain_images<I>(
+pub unsafe extern "system" fn release_swapchain_images(
     _device: vk::Device,
-    info: *const I,
+    info: *const vk::ReleaseSwapchainImagesInfoEXT<'_>,
 ) -> vk::Result {
-    const {
-        assert!(size_of::<I>() == size_of::<vk::ReleaseSwapchainImagesInfoEXT>());
-        assert!(align_of::<I>() == align_of::<vk::ReleaseSwapchainImagesInfoEXT>());
-    }
-    let info = info.cast::<vk::ReleaseSwapchainImagesInfoEXT>();
     let _trace = crate::trace::section("ReleaseSwapchainImagesEXT");
     guard(
         "vkReleaseSwapchainImagesEXT",
         vk::Result::ERROR_OUT_OF_HOST_MEMORY,
         || {
             // SAFETY: `info` is the application's pReleaseInfo: null (refused here) or valid for
-            // this call (VUID-vkReleaseSwapchainImagesEXT-pReleaseInfo-parameter), a structure
-            // with the layout read here (checked above).
+            // this call (VUID-vkReleaseSwapchainImagesEXT-pReleaseInfo-parameter).
             let Some(info) = (unsafe { info.as_ref() }) else {
                 return vk_error!(
                     vk::Result::ERROR_INITIALIZATION_FAILED,
