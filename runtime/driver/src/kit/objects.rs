@@ -89,7 +89,7 @@ pub struct Queue<D: Kit> {
     pub flags: vk::DeviceQueueCreateFlags,
     /// The kit's queue core (submissions held until their waits resolve, the submit thread).
     /// Before `data`: dropping it stops the thread, which may still be using `data`.
-    pub core: super::queue::QueueCore,
+    pub core: super::queue::batch::QueueCore,
     pub data: D::Queue,
 }
 

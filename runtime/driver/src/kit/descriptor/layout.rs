@@ -15,11 +15,16 @@ use vkgen_generated::vk;
 
 use super::super::api::Kit;
 use super::super::objects::Device;
-use super::super::resources::{store, Buffer};
+use super::super::resources::desc::store;
+use super::super::resources::Buffer;
 use super::super::tables::Properties;
-use super::INVALID;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{find_in_chain, for_each_out, guard, slice};
+
+/// The result for invalid usage the kit detects (`VK_ERROR_VALIDATION_FAILED`, ash's `_EXT`
+/// spelling so that any registry's tables have it).
+pub(crate) const INVALID: vkgen_generated::vk::Result =
+    vkgen_generated::vk::Result::ERROR_VALIDATION_FAILED_EXT;
 
 /// One binding of a set layout.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -51,11 +51,6 @@ pub use set::DescriptorSet;
 pub use store::{Descriptor, DescriptorStore};
 pub use template::{DescriptorUpdateTemplate, TemplateEntry, UpdateTemplate};
 
-/// The result for invalid usage the kit detects (`VK_ERROR_VALIDATION_FAILED`, ash's `_EXT`
-/// spelling so that any registry's tables have it).
-pub(crate) const INVALID: vkgen_generated::vk::Result =
-    vkgen_generated::vk::Result::ERROR_VALIDATION_FAILED_EXT;
-
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in.
 pub fn entries<D: Kit>() -> EntryTable {
     if !D::DESCRIPTOR_OBJECTS {

@@ -26,9 +26,9 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::resources::store;
+use super::super::resources::desc::store;
+use super::layout::INVALID;
 use super::layout::{DescriptorSetLayout, SetLayout};
-use super::INVALID;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, slice};
 

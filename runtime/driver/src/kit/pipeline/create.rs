@@ -13,7 +13,7 @@ use crate::handles::create_object;
 use crate::kit::api::Kit;
 use crate::kit::descriptor::PipelineLayout;
 use crate::kit::objects::Device;
-use crate::kit::resources::VendorData;
+use crate::kit::resources::desc::VendorData;
 use crate::kit::shader::{PipelineCache, ShaderStage};
 use crate::util::{find_in_chain, guard, slice};
 

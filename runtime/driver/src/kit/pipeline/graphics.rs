@@ -12,7 +12,7 @@ use super::create::{base, lookup, Built};
 use super::{GraphicsPipeline, Pipeline};
 use crate::kit::descriptor::PipelineLayout;
 use crate::kit::render_pass::RenderPass;
-use crate::kit::resources::VendorData;
+use crate::kit::resources::desc::VendorData;
 use crate::kit::shader::{PipelineCache, ShaderStage};
 use crate::kit::state::graphics::{all_subsets, GraphicsState, RenderingFormats, Subsets};
 use crate::util::{find_in_chain, slice};

@@ -39,7 +39,7 @@ use vkgen_generated::vk;
 
 use super::api::Kit;
 use super::descriptor::PipelineLayoutInfo;
-use super::resources::VendorData;
+use super::resources::desc::VendorData;
 use super::shader::{PipelineCache, ShaderStage};
 use super::state::graphics::GraphicsState;
 use crate::handles::{destroy_object, Object, ObjectKind};

@@ -29,7 +29,7 @@ use std::thread::JoinHandle;
 
 use vkgen_generated::vk;
 
-use super::{Batch, Completion};
+use super::batch::{Batch, Completion};
 use crate::kit::api::Kit;
 use crate::kit::command::CommandBuffer;
 use crate::util::lock;

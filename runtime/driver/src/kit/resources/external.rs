@@ -38,9 +38,10 @@ use super::super::hardware_buffer::{
     allocation_size, usage_of_image, ExportTarget, HardwareBufferAllocation,
 };
 use super::super::objects::Device;
+use super::desc::ImageDesc;
+use super::image::Image;
 use super::image::{linear_layout, LinearLayout};
 use super::memory::{self, Dedicated, DeviceMemory};
-use super::{Image, ImageDesc};
 use crate::gralloc::{map_gralloc_err, Buffer, BufferOp};
 use crate::handles::{create_object, destroy_object};
 use crate::hardware_buffer::HardwareBufferRef;

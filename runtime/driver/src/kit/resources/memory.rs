@@ -12,7 +12,7 @@
 use std::alloc::Layout;
 use std::ffi::c_void;
 use std::ptr::NonNull;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
@@ -20,7 +20,7 @@ use vkgen_generated::vk;
 
 use super::super::api::Kit;
 use super::super::objects::Device;
-use super::VendorData;
+use super::desc::{store, HeapUsage, VendorData};
 use crate::gralloc::SharedMapping;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::hardware_buffer::HardwareBufferRef;
@@ -62,7 +62,7 @@ pub struct DeviceMemory {
     backing: Backing,
     /// The physical device's heap usage the allocation is charged to (released on free);
     /// `None` for shared pages.
-    heaps: Option<NonNull<super::HeapUsage>>,
+    heaps: Option<NonNull<HeapUsage>>,
     /// `(offset, size)` while mapped.
     mapped: Mutex<Option<(u64, u64)>>,
     pub vendor: VendorData,
@@ -237,7 +237,7 @@ unsafe extern "system" fn allocate_memory<D: Kit>(
             match made {
                 // SAFETY: the application's allocator and output pointer
                 // (VUID-vkAllocateMemory-pAllocator-parameter, -pMemory-parameter).
-                Ok(memory) => unsafe { super::store(memory, p_allocator, p_memory) },
+                Ok(memory) => unsafe { store(memory, p_allocator, p_memory) },
                 Err(e) => e,
             }
         },
@@ -495,4 +495,57 @@ pub(super) fn entries<D: Kit>() -> EntryTable {
         get_device_memory_opaque_capture_address: Some(get_device_memory_opaque_capture_address),
         ..EntryTable::EMPTY
     }
+}
+
+/// Binds an object of `size` bytes with requirements `req` to `memory` at `offset`, after the
+/// spec's checks (alignment, range, memory type, bound once); `what` names the object in the
+/// log. Invalid usage has no required result; `VK_ERROR_OUT_OF_DEVICE_MEMORY` is the one the
+/// bind commands may return.
+pub(super) fn bind_checked(
+    binding: &OnceLock<(vk::DeviceMemory, u64)>,
+    req: &vk::MemoryRequirements,
+    what: &str,
+    memory: vk::DeviceMemory,
+    offset: u64,
+) -> vk::Result {
+    // SAFETY: the application's memory handle (the bind command's -memory-parameter VUID);
+    // checked by type.
+    let Some(m) = (unsafe { DeviceMemory::from_handle(memory) }) else {
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "{what}: not memory of this driver"
+        );
+    };
+    if !offset.is_multiple_of(req.alignment.max(1))
+        || offset > m.size
+        || req.size > m.size - offset
+        || req.memory_type_bits & (1 << m.type_index) == 0
+    {
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "{what} of {} bytes (alignment {}, types {:#x}) does not fit memory type {} of {} bytes at {offset}",
+            req.size,
+            req.alignment,
+            req.memory_type_bits,
+            m.type_index,
+            m.size
+        );
+    }
+    if binding.set((memory, offset)).is_err() {
+        return vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "{what} already bound"
+        );
+    }
+    vk::Result::SUCCESS
+}
+
+/// The host address `offset` bytes into the memory of `binding`, once bound.
+pub(super) fn bound_host_ptr(binding: &OnceLock<(vk::DeviceMemory, u64)>) -> Option<*mut u8> {
+    let &(memory, offset) = binding.get()?;
+    // SAFETY: an object's memory outlives its use by the API's rules
+    // (VUID-vkFreeMemory-memory-00677); the handle was checked at bind time.
+    let m = unsafe { DeviceMemory::from_handle(memory) }?;
+    // SAFETY: `bind_checked` checked `offset + size <= memory size`.
+    Some(unsafe { m.host_ptr().add(offset as usize) })
 }

@@ -10,7 +10,7 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::VendorData;
+use super::desc::{store, VendorData};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, lock};
 
@@ -132,7 +132,7 @@ unsafe extern "system" fn create_query_pool(
             };
             // SAFETY: the application's allocator and output pointer (the command's
             // -pAllocator- and output -parameter VUIDs).
-            unsafe { super::store(pool, p_allocator, p_pool) }
+            unsafe { store(pool, p_allocator, p_pool) }
         },
     )
 }
@@ -297,7 +297,7 @@ unsafe extern "system" fn create_private_data_slot(
             };
             // SAFETY: the application's allocator and output pointer (the command's
             // -pAllocator- and output -parameter VUIDs).
-            unsafe { super::store(slot, p_allocator, p_slot) }
+            unsafe { store(slot, p_allocator, p_slot) }
         },
     )
 }

@@ -89,7 +89,7 @@ impl SpirvModule {
     }
 
     /// The module's entry points: name and execution model, in declaration order.
-    pub fn entry_points(&self) -> impl Iterator<Item = (&str, super::ExecutionModel)> {
+    pub fn entry_points(&self) -> impl Iterator<Item = (&str, spirq::spirv::ExecutionModel)> {
         self.facts
             .entry_points
             .iter()

@@ -19,12 +19,13 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use spirq::entry_point::EntryPoint;
 use spirq::prelude::{ConstantValue, DescriptorType, Variable};
+use spirq::spirv::ExecutionModel;
 use vkgen_abi::vk_error;
 use vkgen_generated::vk;
 
+use super::module::ShaderModule;
 use super::reflect::reflect;
 use super::spirv::SpirvModule;
-use super::{ExecutionModel, ShaderModule};
 use crate::util::{find_in_chain, slice};
 
 /// One resource binding a stage uses, as the shader declares it (the layout may make a
