@@ -7,10 +7,17 @@ use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use super::objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
+use super::queue::batch::{Batch, Completion};
 use super::requirements::cross::with_feature_limits;
 use super::requirements::rules::{default_features, with_required_limits};
+use super::resources::defaults::{
+    default_buffer_requirements, default_image_requirements, fill_memory_budget,
+};
+use super::resources::desc::{BufferDesc, ImageDesc};
+use super::resources::device_memory;
 use super::tables::{Features, Properties};
-use super::{command, defaults, format, native_buffer, pipeline, queue, resources};
+use super::types::KitTypes;
+use super::{command, defaults, format, native_buffer, pipeline};
 use crate::export::DriverModule;
 
 /// Instance extensions the kit implements (the default of [`Kit::instance_extensions`]).
@@ -92,14 +99,14 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
 
-    /// The kit's queue and sync core ([`queue`], [`sync`](super::sync)): `vkQueueSubmit{,2}` held
+    /// The kit's queue and sync core ([`queue`](super::queue), [`sync`](super::sync)): `vkQueueSubmit{,2}` held
     /// until their waits resolve and handed to [`Kit::driver_submit`], fences and binary/timeline
     /// semaphores the kit signals when the vendor's work completes, the host waits, queue and
     /// device idle, and `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`).
     /// Drivers with their own queues and sync objects leave it off.
     const SYNC_OBJECTS: bool = false;
 
-    /// The kit's resource objects ([`resources`], Mesa's `vk_device_memory`, `vk_buffer`,
+    /// The kit's resource objects ([`resources`](super::resources), Mesa's `vk_device_memory`, `vk_buffer`,
     /// `vk_image`, …): device memory (host memory, charged to its heap, mappable when
     /// host-visible), buffers, buffer views, images, image views, samplers, sampler YCbCr
     /// conversions, query pools, events and private data slots, with every command that
@@ -175,47 +182,47 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     }
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
-    /// [`resources::default_buffer_requirements`].
+    /// [`default_buffer_requirements`].
     fn buffer_requirements(
         physical: &PhysicalDevice<Self>,
-        desc: &resources::BufferDesc,
+        desc: &BufferDesc,
     ) -> vk::MemoryRequirements {
-        resources::default_buffer_requirements(&physical.memory, desc)
+        default_buffer_requirements(&physical.memory, desc)
     }
 
     /// The memory requirements of an image (with [`Kit::RESOURCE_OBJECTS`]). Default:
-    /// [`resources::default_image_requirements`], the packed linear layout.
+    /// [`default_image_requirements`], the packed linear layout.
     fn image_requirements(
         physical: &PhysicalDevice<Self>,
-        desc: &resources::ImageDesc,
+        desc: &ImageDesc,
     ) -> vk::MemoryRequirements {
-        resources::default_image_requirements(&physical.memory, desc)
+        default_image_requirements(&physical.memory, desc)
     }
 
     /// Fills an output structure of a `vkGetPhysicalDeviceProperties2` or
     /// `vkGetPhysicalDeviceMemoryProperties2` chain that the flat tables cannot hold (its
     /// members are per heap, per queue family, or live state rather than one value). Called
     /// for every structure of those chains after the tables wrote theirs; leave structures you
-    /// do not know untouched. Default: [`resources::fill_memory_budget`] for
+    /// do not know untouched. Default: [`fill_memory_budget`] for
     /// `VkPhysicalDeviceMemoryBudgetPropertiesEXT` (`VK_EXT_memory_budget`: the heap sizes as
     /// the budget, the kit's allocations as the usage). An extension you advertise whose
     /// output structure is not in the tables needs this hook (docs/writing-a-driver.md lists
     /// them).
     fn fill_extension_structure(physical: &PhysicalDevice<Self>, s: &mut vk::BaseOutStructure<'_>) {
-        resources::fill_memory_budget(physical, s);
+        fill_memory_budget(physical, s);
     }
 
     /// Runs one batch of a `vkQueueSubmit{,2}` on `queue`; the kit calls it only once every
     /// wait of the batch is satisfied, in submission order per queue, on the submitting thread
-    /// or the queue's submit thread ([`queue`]). The batch is complete when `completion` is
+    /// or the queue's submit thread ([`queue`](super::queue)). The batch is complete when `completion` is
     /// dropped: a CPU vendor runs the work and returns; a vendor with asynchronous hardware
     /// keeps `completion` until the hardware is done (or hands it a hardware payload with
-    /// [`queue::Completion::after`]). An error, [`queue::Completion::fail`] or a panic marks
+    /// [`Completion::after`]). An error, [`Completion::fail`] or a panic marks
     /// the batch failed: the queue is lost (`VK_ERROR_DEVICE_LOST`). Default: nothing to run.
     fn driver_submit(
         queue: &Queue<Self>,
-        batch: &queue::Batch,
-        completion: queue::Completion,
+        batch: &Batch,
+        completion: Completion,
     ) -> Result<(), vk::Result> {
         let _ = (queue, batch, completion);
         Ok(())
@@ -223,7 +230,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The binds of one `VkBindSparseInfo` of a `vkQueueBindSparse` on `queue` (with
     /// [`Kit::SYNC_OBJECTS`]: the kit orders the info's semaphores and the fence like a
-    /// submit's, [`queue`]), called when the application makes the call. Default: the kit's
+    /// submit's, [`queue`](super::queue)), called when the application makes the call. Default: the kit's
     /// devices have no sparse features, so a bind is invalid usage — logged, and ignored.
     fn sparse_bind(queue: &Queue<Self>, info: &vk::BindSparseInfo<'_>) -> Result<(), vk::Result> {
         let _ = queue;
@@ -254,7 +261,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The `AHardwareBuffer` behind `memory` (imported or allocated for export), for
     /// `vkGetMemoryAndroidHardwareBufferANDROID`. Default: the buffer of the kit's memory
-    /// object ([`resources::external`]) when the kit's memory objects serve the driver
+    /// object ([`resources::external`](super::resources::external)) when the kit's memory objects serve the driver
     /// ([`Kit::RESOURCE_OBJECTS`], or the bring-up table's); none otherwise.
     fn memory_hardware_buffer(
         device: vk::Device,
@@ -267,7 +274,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         // SAFETY: with the kit's memory objects in use, `memory` is null or one of them
         // (VUID-VkMemoryGetAndroidHardwareBufferInfoANDROID-memory-parameter); a vendor's own
         // memory is refused by the type check.
-        unsafe { resources::external::memory_hardware_buffer(memory) }
+        unsafe { device_memory::memory_hardware_buffer(memory) }
     }
 
     /// `vkEnumerateInstanceVersion`: the driver's version with the registry's patch level.
@@ -413,4 +420,15 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         let _ = (physical, info);
         Default::default()
     }
+}
+
+// The objects are bounded on `KitTypes` (a leaf), the hooks on `Kit`: every driver's `Kit`
+// declares the types, and this gives them to the objects.
+impl<D: Kit> KitTypes for D {
+    type Instance = <D as Kit>::Instance;
+    type PhysicalDevice = <D as Kit>::PhysicalDevice;
+    type Device = <D as Kit>::Device;
+    type Queue = <D as Kit>::Queue;
+    type CommandBuffer = <D as Kit>::CommandBuffer;
+    type CommandPool = <D as Kit>::CommandPool;
 }

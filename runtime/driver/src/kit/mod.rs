@@ -80,6 +80,7 @@ pub mod state;
 pub mod sync;
 mod tables;
 pub mod transfer;
+pub mod types;
 
 pub use api::{Kit, PhysicalDeviceDesc, KIT_INSTANCE_EXTENSIONS};
 pub use assembly::{command_map, entries, fallback, is_enabled_on_device, supports_extension};
@@ -87,3 +88,4 @@ pub use cache::cached_entries;
 pub use extensions::{ExtensionError, ExtensionSet};
 pub use objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
 pub use tables::{Features, Properties};
+pub use types::KitTypes;

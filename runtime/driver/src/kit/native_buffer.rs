@@ -153,7 +153,12 @@ pub trait NativeBuffers: Driver {
         fence_fence: Option<NativeFence>,
     ) -> Result<(), vk::Result> {
         let _ = device;
-        crate::kit::sync::signal_on_native_fence(semaphore, semaphore_fence, fence, fence_fence)
+        crate::kit::sync::object::signal_on_native_fence(
+            semaphore,
+            semaphore_fence,
+            fence,
+            fence_fence,
+        )
     }
 
     /// `vkCreateImage` with a `VkNativeBufferANDROID`, already validated: create the image on
@@ -183,7 +188,7 @@ pub trait NativeBuffers: Driver {
         image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
         let _ = (queue, image);
-        crate::kit::queue::release_after_waits(wait)
+        crate::kit::queue::batch::release_after_waits(wait)
     }
 }
 

@@ -23,15 +23,13 @@
 //! * `vkQueueBindSparse` (`sparse`) makes batches of the same kind: no command buffers, the
 //!   binds handed to [`Kit::sparse_bind`].
 
-use std::sync::{Arc, Mutex};
-
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::api::Kit;
 use super::objects::{Device, Queue};
 use super::sync::object::{fence, semaphore, WaitPoint};
-use super::sync::payload::{wait_until, Payload};
+use super::sync::payload::wait_until;
 use crate::sync_fd::{FenceSignaller, NativeFence};
 use crate::util::{fence_error_result, guard, lock, slice};
 
@@ -40,8 +38,8 @@ mod sparse;
 mod submit;
 pub mod worker;
 
-pub use batch::{Batch, Completion, QueueCore};
-use batch::{CompletionInner, Shared, Signal, Submission};
+pub use batch::{release_after_waits, Batch, Completion, QueueCore};
+use batch::{Signal, Submission};
 use submit::enqueue;
 pub use worker::Worker;
 
@@ -220,51 +218,6 @@ pub fn release_native_fence<D: Kit>(
 /// driver's).
 pub fn serves<D: Kit>() -> bool {
     D::SYNC_OBJECTS || D::NULL_OBJECTS
-}
-
-/// Every wait of a release as one payload.
-struct AllOf(Vec<WaitPoint>);
-
-impl Payload for AllOf {
-    fn reached(&self, _value: u64) -> Result<bool, vk::Result> {
-        for (payload, value) in &self.0 {
-            if !payload.reached(*value)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
-    fn notifies(&self) -> bool {
-        self.0.iter().all(|(p, _)| p.notifies())
-    }
-}
-
-/// The completions of no queue (their counters are never read).
-static DETACHED: std::sync::LazyLock<Arc<Shared>> = std::sync::LazyLock::new(Arc::default);
-
-/// `NativeBuffers::release_native_fence` for a driver whose queues run no work of their own
-/// (the null driver, whose hook also serves drivers in bring-up on it — so it takes no typed
-/// queue): a sync file that fires once the semaphores in `wait` resolve, `-1` if they have.
-pub fn release_after_waits(wait: &[vk::Semaphore]) -> Result<NativeFence, vk::Result> {
-    let all = AllOf(
-        wait.iter()
-            // SAFETY: the HAL passes live semaphores of the sync component.
-            .filter_map(|&s| unsafe { semaphore(s) }.map(|s| s.wait_point(0)))
-            .collect(),
-    );
-    if all.reached(0)? {
-        return Ok(NativeFence::signalled());
-    }
-    let signaller = FenceSignaller::new().map_err(|e| fence_error_result(&e))?;
-    let fd = signaller.fence().map_err(|e| fence_error_result(&e))?;
-    let completion = Completion(Arc::new(CompletionInner {
-        queue: Arc::clone(&DETACHED),
-        signals: vec![Signal::Native(signaller)],
-        failed: Mutex::new(None),
-    }));
-    completion.after(Arc::new(all), 0);
-    Ok(fd)
 }
 
 /// The queue core as a table (see [`super::entries`]), when it [`serves`] the driver; a

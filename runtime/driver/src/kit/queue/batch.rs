@@ -8,10 +8,10 @@ use std::thread::JoinHandle;
 
 use vkgen_generated::vk;
 
-use crate::kit::sync::object::{FenceCore, SemaphoreCore, WaitPoint};
+use crate::kit::sync::object::{semaphore, FenceCore, SemaphoreCore, WaitPoint};
 use crate::kit::sync::payload::{Payload, FD_POLL, NOTIFIER};
-use crate::sync_fd::FenceSignaller;
-use crate::util::lock;
+use crate::sync_fd::{FenceSignaller, NativeFence};
+use crate::util::{fence_error_result, lock};
 
 /// One batch of a `vkQueueSubmit2`, as the vendor's [`Kit::driver_submit`] gets it.
 #[derive(Debug, Default, Clone)]
@@ -245,4 +245,49 @@ pub(super) fn watch(queue: &Shared) {
             NOTIFIER.wait(seen, polls.then_some(FD_POLL));
         }
     }
+}
+
+/// Every wait of a release as one payload.
+struct AllOf(Vec<WaitPoint>);
+
+impl Payload for AllOf {
+    fn reached(&self, _value: u64) -> Result<bool, vk::Result> {
+        for (payload, value) in &self.0 {
+            if !payload.reached(*value)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn notifies(&self) -> bool {
+        self.0.iter().all(|(p, _)| p.notifies())
+    }
+}
+
+/// The completions of no queue (their counters are never read).
+static DETACHED: std::sync::LazyLock<Arc<Shared>> = std::sync::LazyLock::new(Arc::default);
+
+/// `NativeBuffers::release_native_fence` for a driver whose queues run no work of their own
+/// (the null driver, whose hook also serves drivers in bring-up on it — so it takes no typed
+/// queue): a sync file that fires once the semaphores in `wait` resolve, `-1` if they have.
+pub fn release_after_waits(wait: &[vk::Semaphore]) -> Result<NativeFence, vk::Result> {
+    let all = AllOf(
+        wait.iter()
+            // SAFETY: the HAL passes live semaphores of the sync component.
+            .filter_map(|&s| unsafe { semaphore(s) }.map(|s| s.wait_point(0)))
+            .collect(),
+    );
+    if all.reached(0)? {
+        return Ok(NativeFence::signalled());
+    }
+    let signaller = FenceSignaller::new().map_err(|e| fence_error_result(&e))?;
+    let fd = signaller.fence().map_err(|e| fence_error_result(&e))?;
+    let completion = Completion(Arc::new(CompletionInner {
+        queue: Arc::clone(&DETACHED),
+        signals: vec![Signal::Native(signaller)],
+        failed: Mutex::new(None),
+    }));
+    completion.after(Arc::new(all), 0);
+    Ok(fd)
 }

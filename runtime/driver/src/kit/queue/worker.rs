@@ -146,7 +146,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
-    use super::super::{CompletionInner, Shared};
+    use super::super::batch::{CompletionInner, Shared};
     use super::*;
 
     /// A completion of a queue state of its own.

@@ -11,7 +11,7 @@ use vkgen_generated::vk;
 use super::super::api::Kit;
 use super::super::objects::Device;
 use super::desc::{store, BufferDesc, VendorData};
-use super::memory::{bind_checked, bound_host_ptr};
+use super::device_memory::{bind_checked, bound_host_ptr};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{find_in_chain, for_each_out, guard, slice};
 

@@ -39,12 +39,16 @@ use super::super::hardware_buffer::{
 };
 use super::super::objects::Device;
 use super::desc::ImageDesc;
+use super::device_memory::{self, Dedicated, DeviceMemory};
 use super::image::Image;
 use super::image::{linear_layout, LinearLayout};
-use super::memory::{self, Dedicated, DeviceMemory};
+use super::memory;
 use crate::gralloc::{map_gralloc_err, Buffer, BufferOp};
 use crate::handles::{create_object, destroy_object};
-use crate::hardware_buffer::HardwareBufferRef;
+
+/// The default of [`Kit::memory_hardware_buffer`](crate::kit::Kit::memory_hardware_buffer) (it reads the
+/// memory object only).
+pub use super::device_memory::memory_hardware_buffer;
 
 /// `vkAllocateMemory`'s `AHardwareBuffer` paths: `None` when the allocation involves no buffer
 /// (or the driver has no [`Kit::HARDWARE_BUFFERS`]), else the memory on the buffer's pages.
@@ -65,7 +69,7 @@ pub(super) unsafe fn hardware_buffer_memory<D: Kit>(
         Err(e) => return Some(Err(e)),
     };
     // SAFETY: the same valid chain, read for its `VkMemoryDedicatedAllocateInfo`.
-    let dedicated = unsafe { memory::dedicated(info) };
+    let dedicated = unsafe { device_memory::dedicated(info) };
     Some(on_hardware_buffer(
         dev,
         info.memory_type_index,
@@ -116,17 +120,6 @@ fn export_target(image: vk::Image, size: u64) -> ExportTarget {
         },
         None => ExportTarget::Blob { size },
     }
-}
-
-/// The `AHardwareBuffer` behind a kit memory (the default of [`Kit::memory_hardware_buffer`]).
-///
-/// # Safety
-/// `memory` is null or a live `VkDeviceMemory` of a driver with the resource objects on.
-pub unsafe fn memory_hardware_buffer(memory: vk::DeviceMemory) -> Option<HardwareBufferRef> {
-    // SAFETY: the caller's null or live handle; `from_handle` checks the type.
-    unsafe { DeviceMemory::from_handle(memory) }?
-        .hardware_buffer()
-        .cloned()
 }
 
 /// A memory object an image owns (a native-buffer image's): destroyed with the image.

@@ -13,16 +13,13 @@ use super::super::api::Kit;
 use super::super::objects::Device;
 use super::buffer::write_requirements2;
 use super::desc::{store, ImageDesc, VendorData};
+use super::device_memory::{bind_checked, bound_host_ptr};
 use super::external;
-use super::memory::{bind_checked, bound_host_ptr};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::kit::native_buffer::{native_buffer_import, native_buffer_of};
 use crate::util::{find_in_chain, guard, slice};
 
 pub use crate::kit::format::layout::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
-
-/// Alignment of an image's memory and of each of its subresources.
-pub(super) const ALIGNMENT: u64 = crate::kit::format::layout::ALIGNMENT;
 
 /// A `VkImage` of the kit.
 pub struct Image {

@@ -42,27 +42,9 @@ use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::api::Kit;
-use crate::sync_fd::NativeFence;
-pub use object::{fence, semaphore, Fence, FenceCore, Semaphore, SemaphoreCore, WaitPoint};
-
-/// `NativeBuffers::signal_on_native_fence` over the component's objects: each copy becomes the
-/// (temporary) payload of its object.
-pub fn signal_on_native_fence(
-    semaphore: vk::Semaphore,
-    semaphore_fence: Option<NativeFence>,
-    fence: vk::Fence,
-    fence_fence: Option<NativeFence>,
-) -> Result<(), vk::Result> {
-    // SAFETY: `vkAcquireImageANDROID` passes null or live handles of this device.
-    let (sem, fen) = unsafe { (self::semaphore(semaphore), self::fence(fence)) };
-    if let (Some(s), Some(f)) = (sem, semaphore_fence) {
-        s.set_temporary(f);
-    }
-    if let (Some(fen), Some(f)) = (fen, fence_fence) {
-        fen.import(f);
-    }
-    Ok(())
-}
+pub use object::{
+    fence, semaphore, signal_on_native_fence, Fence, FenceCore, Semaphore, SemaphoreCore, WaitPoint,
+};
 
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in.
 pub fn entries<D: Kit>() -> EntryTable {
