@@ -6,7 +6,9 @@ use vkgen_generated::driver::Driver;
 use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
+use super::command::object::{CommandBuffer, CommandPool};
 use super::objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
+use super::pipeline::object::Pipeline;
 use super::queue::batch::{Batch, Completion};
 use super::requirements::cross::with_feature_limits;
 use super::requirements::rules::{default_features, with_required_limits};
@@ -17,7 +19,7 @@ use super::resources::desc::{BufferDesc, ImageDesc};
 use super::resources::device_memory;
 use super::tables::{Features, Properties};
 use super::types::KitTypes;
-use super::{command, defaults, format, native_buffer, pipeline};
+use super::{defaults, format, native_buffer};
 use crate::export::DriverModule;
 
 /// Instance extensions the kit implements (the default of [`Kit::instance_extensions`]).
@@ -82,15 +84,15 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     type Device: Default + Send + Sync + 'static;
     /// The vendor's data in each [`Queue`].
     type Queue: Default + Send + Sync + 'static;
-    /// The vendor's recording state in each [`command::CommandBuffer`].
+    /// The vendor's recording state in each [`CommandBuffer`].
     type CommandBuffer: Default + Send + Sync + 'static;
-    /// The vendor's data in each [`command::CommandPool`] (`()` when it needs none).
+    /// The vendor's data in each [`CommandPool`] (`()` when it needs none).
     type CommandPool: Default + Send + Sync + 'static;
 
-    /// The kit's command recorder ([`command`]): every `vkCmd*` the driver does not hook is
+    /// The kit's command recorder ([`command`](super::command)): every `vkCmd*` the driver does not hook is
     /// recorded (deep copies of its arguments in the command buffer) and replayed at
-    /// submission through the driver's [`command::Execute`] engine
-    /// ([`command::CommandBuffer::replay`]).
+    /// submission through the driver's [`Execute`](super::command::Execute) engine
+    /// ([`CommandBuffer::replay`]).
     const RECORD_COMMANDS: bool = false;
 
     /// Bring-up aid: commands neither the vendor nor the kit implements answer as the kit's
@@ -111,7 +113,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// host-visible), buffers, buffer views, images, image views, samplers, sampler YCbCr
     /// conversions, query pools, events and private data slots, with every command that
     /// follows from their state (with [`Kit::RECORD_COMMANDS`], also the event and timestamp
-    /// commands the engine does not run, applied at replay: [`command::CommandBuffer::replay`]).
+    /// commands the engine does not run, applied at replay: [`CommandBuffer::replay`]).
     /// Drivers with their own objects leave it off.
     const RESOURCE_OBJECTS: bool = false;
 
@@ -159,24 +161,21 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// and its reflection.
     const SHADER_OBJECTS: bool = false;
 
-    /// The kit's pipelines and bound-state tracking ([`pipeline`], [`state`](super::state), Mesa's
+    /// The kit's pipelines and bound-state tracking ([`pipeline`](super::pipeline), [`state`](super::state), Mesa's
     /// `vk_pipeline` and `vk_graphics_state`): `vkCreateComputePipelines`,
     /// `vkCreateGraphicsPipelines` (graphics pipeline libraries, pipeline caches, creation
     /// feedback) and `vkDestroyPipeline`, each pipeline holding its resolved stages, its
     /// layout and one compiled [`state::GraphicsState`](super::state::GraphicsState); and
-    /// [`command::CommandBuffer::replay_tracked`], which hands the engine the resolved bound
+    /// [`CommandBuffer::replay_tracked`], which hands the engine the resolved bound
     /// state at every draw and dispatch. Needs the shader and descriptor objects
     /// (`SHADER_OBJECTS`, `DESCRIPTOR_OBJECTS`) and [`Kit::RECORD_COMMANDS`].
     const PIPELINE_OBJECTS: bool = false;
 
     /// The engine's look at a pipeline the kit built (with [`Kit::PIPELINE_OBJECTS`]), before
-    /// its handle is returned: compile it, attach data to [`pipeline::Pipeline::vendor`], or
+    /// its handle is returned: compile it, attach data to [`Pipeline::vendor`], or
     /// refuse it (the error fails that element of the create call, e.g.
     /// `VK_ERROR_UNKNOWN` from a CPU executor that cannot run an instruction). Default: accept.
-    fn compile_pipeline(
-        device: &Device<Self>,
-        pipeline: &pipeline::Pipeline,
-    ) -> Result<(), vk::Result> {
+    fn compile_pipeline(device: &Device<Self>, pipeline: &Pipeline) -> Result<(), vk::Result> {
         let _ = (device, pipeline);
         Ok(())
     }
@@ -357,7 +356,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// `vkBeginCommandBuffer`, after the kit reset the buffer (recording emptied).
     fn command_buffer_begin(
-        cb: &command::CommandBuffer<Self>,
+        cb: &CommandBuffer<Self>,
         info: &vk::CommandBufferBeginInfo<'_>,
     ) -> Result<(), vk::Result> {
         let _ = (cb, info);
@@ -365,7 +364,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     }
 
     /// `vkEndCommandBuffer`, after the recording succeeded.
-    fn command_buffer_end(cb: &command::CommandBuffer<Self>) -> Result<(), vk::Result> {
+    fn command_buffer_end(cb: &CommandBuffer<Self>) -> Result<(), vk::Result> {
         let _ = cb;
         Ok(())
     }
@@ -373,12 +372,12 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// A command buffer goes back to the initial state (`vkResetCommandBuffer`,
     /// `vkResetCommandPool`, the implicit reset of `vkBeginCommandBuffer`); `release` asks
     /// for its memory to be freed (`…_RELEASE_RESOURCES_BIT`).
-    fn command_buffer_reset(cb: &command::CommandBuffer<Self>, release: bool) {
+    fn command_buffer_reset(cb: &CommandBuffer<Self>, release: bool) {
         let _ = (cb, release);
     }
 
     /// `vkTrimCommandPool`, after the kit trimmed the pool's recordings.
-    fn command_pool_trim(pool: &command::CommandPool<Self>) {
+    fn command_pool_trim(pool: &CommandPool<Self>) {
         let _ = pool;
     }
 

@@ -37,7 +37,7 @@ use vkgen_generated::entries::EntryTable;
 use super::api::Kit;
 
 mod layout;
-mod pipeline_layout;
+pub(crate) mod pipeline_layout;
 mod pool;
 mod set;
 mod store;

@@ -74,7 +74,7 @@ mod inheritance;
 pub mod layouts;
 mod objects;
 mod pass;
-mod state;
+pub(crate) mod state;
 mod subpass;
 
 use vkgen_generated::entries::EntryTable;
@@ -86,7 +86,6 @@ pub use inheritance::{inheritance_rendering, with_inheritance_rendering};
 pub use pass::{
     Attachment, Dependency, Pass, RenderPass, Subpass, SubpassAttachment, SubpassRendering,
 };
-pub(crate) use state::ActivePass;
 
 use super::api::Kit;
 
