@@ -37,6 +37,7 @@ use vkgen_generated::entries::EntryTable;
 use super::api::Kit;
 
 mod layout;
+mod layout_commands;
 pub(crate) mod pipeline_layout;
 mod pool;
 mod set;
@@ -63,7 +64,7 @@ pub fn entries<D: Kit>() -> EntryTable {
 /// the kit's bring-up table ([`super::bring_up::entries`]). Set layouts read `D`'s
 /// physical-device limits; nothing else reads a base object.
 pub fn bring_up_entries<D: Kit>() -> EntryTable {
-    layout::entries::<D>()
+    layout_commands::entries::<D>()
         .or(&pipeline_layout::entries())
         .or(&pool::entries())
         .or(&set::entries())
