@@ -12,8 +12,10 @@ use vkgen_generated::vk;
 
 use super::desc::{HeapUsage, VendorData};
 use crate::gralloc::SharedMapping;
-use crate::handles::{Object, ObjectKind};
+use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::hardware_buffer::HardwareBufferRef;
+use crate::kit::objects::Device;
+use crate::kit::types::KitTypes;
 use crate::util::find_in_chain;
 
 /// The alignment of every allocation: `minMemoryMapAlignment` of the kit's defaults (64)
@@ -239,4 +241,31 @@ pub(super) fn bound_host_ptr(binding: &OnceLock<(vk::DeviceMemory, u64)>) -> Opt
     let m = unsafe { DeviceMemory::from_handle(memory) }?;
     // SAFETY: `bind_checked` checked `offset + size <= memory size`.
     Some(unsafe { m.host_ptr().add(offset as usize) })
+}
+
+/// Memory type `type_index` of `dev`, if it has one.
+pub(super) fn memory_type<D: KitTypes>(
+    dev: &Device<D>,
+    type_index: u32,
+) -> Result<(u32, vk::MemoryType), vk::Result> {
+    let props = &dev.physical().memory;
+    if type_index >= props.memory_type_count.min(vk::MAX_MEMORY_TYPES as u32) {
+        return Err(vk_error!(
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+            "memory type {type_index} of {}",
+            props.memory_type_count
+        ));
+    }
+    Ok((type_index, props.memory_types[type_index as usize]))
+}
+
+/// A memory object an image owns (a native-buffer image's): destroyed with the image.
+pub(super) struct OwnedMemory(pub(super) vk::DeviceMemory);
+
+impl Drop for OwnedMemory {
+    fn drop(&mut self) {
+        // SAFETY: made by `bind_native_buffer` for one image alone, whose binding is the only
+        // other reference; that image is being dropped, so nothing uses the memory.
+        unsafe { destroy_object::<DeviceMemory>(vk::Handle::as_raw(self.0)) };
+    }
 }

@@ -39,12 +39,11 @@ use super::super::hardware_buffer::{
 };
 use super::super::objects::Device;
 use super::desc::ImageDesc;
-use super::device_memory::{self, Dedicated, DeviceMemory};
-use super::image::Image;
-use super::image::{linear_layout, LinearLayout};
-use super::memory;
+use super::device_memory::{self, memory_type, Dedicated, DeviceMemory, OwnedMemory};
+use super::image_object::Image;
 use crate::gralloc::{map_gralloc_err, Buffer, BufferOp};
-use crate::handles::{create_object, destroy_object};
+use crate::handles::create_object;
+use crate::kit::format::layout::{linear_layout, LinearLayout};
 
 /// The default of [`Kit::memory_hardware_buffer`](crate::kit::Kit::memory_hardware_buffer) (it reads the
 /// memory object only).
@@ -84,7 +83,7 @@ fn on_hardware_buffer<D: Kit>(
     allocation: HardwareBufferAllocation,
     dedicated: Option<Dedicated>,
 ) -> Result<DeviceMemory, vk::Result> {
-    let ty = memory::memory_type(dev, type_index)?;
+    let ty = memory_type(dev, type_index)?;
     let allowed = D::hardware_buffer_memory_type_bits(dev.physical());
     if allowed & (1 << type_index) == 0 {
         return Err(vk_error!(
@@ -119,17 +118,6 @@ fn export_target(image: vk::Image, size: u64) -> ExportTarget {
             usage: usage_of_image(i.desc.usage, i.desc.flags),
         },
         None => ExportTarget::Blob { size },
-    }
-}
-
-/// A memory object an image owns (a native-buffer image's): destroyed with the image.
-pub(super) struct OwnedMemory(vk::DeviceMemory);
-
-impl Drop for OwnedMemory {
-    fn drop(&mut self) {
-        // SAFETY: made by `bind_native_buffer` for one image alone, whose binding is the only
-        // other reference; that image is being dropped, so nothing uses the memory.
-        unsafe { destroy_object::<DeviceMemory>(vk::Handle::as_raw(self.0)) };
     }
 }
 

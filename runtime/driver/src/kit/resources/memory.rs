@@ -21,25 +21,9 @@ use vkgen_generated::vk;
 use super::super::api::Kit;
 use super::super::objects::Device;
 use super::desc::{store, VendorData};
-use super::device_memory::{dedicated, Backing, DeviceMemory, ALIGNMENT};
+use super::device_memory::{dedicated, memory_type, Backing, DeviceMemory, ALIGNMENT};
 use crate::handles::destroy_object;
 use crate::util::{guard, lock};
-
-/// Memory type `type_index` of `dev`, if it has one.
-pub(super) fn memory_type<D: Kit>(
-    dev: &Device<D>,
-    type_index: u32,
-) -> Result<(u32, vk::MemoryType), vk::Result> {
-    let props = &dev.physical().memory;
-    if type_index >= props.memory_type_count.min(vk::MAX_MEMORY_TYPES as u32) {
-        return Err(vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "memory type {type_index} of {}",
-            props.memory_type_count
-        ));
-    }
-    Ok((type_index, props.memory_types[type_index as usize]))
-}
 
 /// [`vkAllocateMemory`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkAllocateMemory.html)
 unsafe extern "system" fn allocate_memory<D: Kit>(

@@ -29,6 +29,7 @@ pub(crate) mod device_memory;
 pub mod event;
 pub mod external;
 mod image;
+mod image_object;
 mod memory;
 mod query;
 mod ycbcr;
