@@ -8,8 +8,8 @@ use vkgen_abi::vk_error;
 use vkgen_generated::recorder::Owned;
 use vkgen_generated::vk;
 
-use super::create::{base, lookup, Built};
-use super::{GraphicsPipeline, Pipeline};
+use super::object::{GraphicsPipeline, Pipeline};
+use super::shared::{base, lookup, Built};
 use crate::kit::descriptor::PipelineLayout;
 use crate::kit::render_pass::RenderPass;
 use crate::kit::resources::desc::VendorData;

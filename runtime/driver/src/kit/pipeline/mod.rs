@@ -35,24 +35,15 @@ use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::api::Kit;
-use super::shader::PipelineCache;
 use crate::handles::destroy_object;
 use crate::util::guard;
 
 pub mod create;
 pub mod graphics;
 pub(crate) mod object;
+mod shared;
 
 pub use object::{ComputePipeline, GraphicsPipeline, Pipeline};
-
-/// The cache behind a create call's `pipelineCache`, if any.
-///
-/// # Safety
-/// `cache` is null or a live `VkPipelineCache` of this driver.
-unsafe fn cache_of<'a>(cache: vk::PipelineCache) -> Option<&'a PipelineCache> {
-    // SAFETY: the caller's null or live handle.
-    unsafe { PipelineCache::from_handle(cache) }
-}
 
 /// [`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
 unsafe extern "system" fn destroy_pipeline(
