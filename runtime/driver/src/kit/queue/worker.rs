@@ -31,7 +31,7 @@ use vkgen_generated::vk;
 
 use super::batch::{Batch, Completion};
 use crate::kit::api::Kit;
-use crate::kit::command::CommandBuffer;
+use crate::kit::command::object::CommandBuffer;
 use crate::util::lock;
 
 type Work = Box<dyn FnOnce() + Send + 'static>;

@@ -18,7 +18,7 @@ use super::layouts::Layouts;
 use super::pass::RenderPass;
 use super::state::{ActivePass, AttachmentState, Op, ViewTarget, MAX_VIEWS};
 use crate::kit::api::Kit;
-use crate::kit::command::CommandBuffer;
+use crate::kit::command::object::CommandBuffer;
 use crate::kit::resources::{Image, ImageView};
 use crate::util::{find_in_chain, guard, lock, slice};
 
