@@ -3,11 +3,11 @@
 //! `vkDestroyPipeline`.
 //!
 //! A pipeline keeps its create info deep-copied with the generated recorder's structure
-//! copier ([`Owned`]: the same fix-ups that copy a `vkCmd*`'s arguments), its stages resolved
-//! ([`ShaderStage::from_create_info`]: parsed module, entry point, workgroup size, bindings,
+//! copier ([`Owned`](vkgen_generated::recorder::Owned): the same fix-ups that copy a `vkCmd*`'s arguments), its stages resolved
+//! ([`ShaderStage::from_create_info`](crate::kit::shader::ShaderStage::from_create_info): parsed module, entry point, workgroup size, bindings,
 //! specialization), its layout held by `Arc` (the application may destroy the
 //! `VkPipelineLayout` while the pipeline lives), and for graphics one compiled
-//! [`GraphicsState`]. Pointers the spec says are ignored (a state of a subset the pipeline does
+//! [`GraphicsState`](crate::kit::state::GraphicsState). Pointers the spec says are ignored (a state of a subset the pipeline does
 //! not provide, viewports that are dynamic, …) may be dangling, so they are nulled before the
 //! copy ([`graphics`]).
 //!
@@ -16,14 +16,15 @@
 //! `VK_PIPELINE_CREATE_EARLY_RETURN_ON_PIPELINE_COMPILE_FAILURE_BIT`;
 //! `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT` answers
 //! `VK_PIPELINE_COMPILE_REQUIRED` unless every stage was in the pipeline cache
-//! ([`PipelineCache::lookup_or_insert`] with [`ShaderStage::key`]); creation feedback reports
+//! ([`PipelineCache::lookup_or_insert`](crate::kit::shader::PipelineCache::lookup_or_insert)
+//! with [`ShaderStage::key`](crate::kit::shader::ShaderStage::key)); creation feedback reports
 //! `VALID` and `APPLICATION_PIPELINE_CACHE_HIT` when every stage hit. The flags are
 //! `VkPipelineCreateFlags2CreateInfoKHR`'s 64-bit ones when chained.
 //!
 //! Graphics pipeline libraries (`VK_EXT_graphics_pipeline_library`): a library provides the
 //! subsets its `VkGraphicsPipelineLibraryCreateInfoEXT` names; linking
 //! (`VkPipelineLibraryCreateInfoKHR`) merges the libraries' states by group and appends their
-//! stages ([`GraphicsState::merge`]).
+//! stages ([`GraphicsState::merge`](crate::kit::state::GraphicsState::merge)).
 //!
 //! The engine's part is [`Kit::compile_pipeline`]: called for every pipeline the kit built,
 //! before its handle is returned; an error fails that element (a CPU executor refusing an

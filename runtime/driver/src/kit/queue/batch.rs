@@ -13,7 +13,8 @@ use crate::kit::sync::payload::{Payload, FD_POLL, NOTIFIER};
 use crate::sync_fd::{FenceSignaller, NativeFence};
 use crate::util::{fence_error_result, lock};
 
-/// One batch of a `vkQueueSubmit2`, as the vendor's [`Kit::driver_submit`] gets it.
+/// One batch of a `vkQueueSubmit2`, as the vendor's [`Kit::driver_submit`](crate::kit::Kit::driver_submit) gets
+/// it.
 #[derive(Debug, Default, Clone)]
 pub struct Batch {
     /// The command buffers, in submission order.
@@ -89,7 +90,7 @@ pub(super) struct Shared {
     pub(super) state: Mutex<QueueState>,
 }
 
-/// The kit's state of one queue (a field of [`Queue`]).
+/// The kit's state of one queue (a field of [`Queue`](crate::kit::Queue)).
 #[derive(Default)]
 pub struct QueueCore {
     pub(super) shared: Arc<Shared>,
@@ -135,7 +136,7 @@ pub(super) struct CompletionInner {
 }
 
 /// The end of one batch's work, which the vendor signals: the batch completes when the last
-/// handle to it is dropped (see the [module docs](self)).
+/// handle to it is dropped (see the [queue core](crate::kit::queue)).
 pub struct Completion(pub(super) Arc<CompletionInner>);
 
 impl Completion {
