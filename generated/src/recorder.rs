@@ -1715,7 +1715,7 @@ impl Cmd {
     }
 }
 
-/// What a vendor's engine runs: one method per `vkCmd*`, called by [`Recording::replay`]
+/// What a vendor's engine runs: one method per `vkCmd*`, called by `Recording::replay`
 /// with the recorded arguments (pointers into the recording, valid for the call). A
 /// method left out calls [`unimplemented`](Execute::unimplemented), but a 1.0 form with a
 /// `…2` form ([`routed_to`]: `cmd_copy_buffer` → `cmd_copy_buffer2`) converts its

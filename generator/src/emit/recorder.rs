@@ -478,7 +478,7 @@ fn write_execute(
     out: &mut String,
 ) {
     out.push_str(
-        "\n/// What a vendor's engine runs: one method per `vkCmd*`, called by [`Recording::replay`]\n\
+        "\n/// What a vendor's engine runs: one method per `vkCmd*`, called by `Recording::replay`\n\
          /// with the recorded arguments (pointers into the recording, valid for the call). A\n\
          /// method left out calls [`unimplemented`](Execute::unimplemented), but a 1.0 form with a\n\
          /// `…2` form ([`routed_to`]: `cmd_copy_buffer` → `cmd_copy_buffer2`) converts its\n\

@@ -101,8 +101,8 @@ impl FormatInfo {
         self.planes.len() > 1
     }
 
-    /// Whether [`pack`](super::pack) can lay its texels out: uncompressed and single-plane (a 4:2:2 block
-    /// of two texels included). A multi-planar format packs plane by plane, through
+    /// Whether [`pack`](super::pack) can lay its texels out: uncompressed and single-plane (a
+    /// 4:2:2 block of two texels included). A multi-planar format packs plane by plane, through
     /// [`FormatInfo::aspect_format`]'s compatible formats.
     pub fn is_packable(&self) -> bool {
         self.compressed.is_none()
