@@ -89,8 +89,8 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// The vendor's data in each [`CommandPool`] (`()` when it needs none).
     type CommandPool: Default + Send + Sync + 'static;
 
-    /// The kit's command recorder ([`command`](super::command)): every `vkCmd*` the driver does not hook is
-    /// recorded (deep copies of its arguments in the command buffer) and replayed at
+    /// The kit's command recorder ([`command`](super::command)): every `vkCmd*` the driver does not
+    /// hook is recorded (deep copies of its arguments in the command buffer) and replayed at
     /// submission through the driver's [`Execute`](super::command::Execute) engine
     /// ([`CommandBuffer::replay`]).
     const RECORD_COMMANDS: bool = false;
@@ -101,15 +101,16 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
 
-    /// The kit's queue and sync core ([`queue`](super::queue), [`sync`](super::sync)): `vkQueueSubmit{,2}` held
-    /// until their waits resolve and handed to [`Kit::driver_submit`], fences and binary/timeline
-    /// semaphores the kit signals when the vendor's work completes, the host waits, queue and
-    /// device idle, and `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`).
-    /// Drivers with their own queues and sync objects leave it off.
+    /// The kit's queue and sync core ([`queue`](super::queue), [`sync`](super::sync)):
+    /// `vkQueueSubmit{,2}` held until their waits resolve and handed to [`Kit::driver_submit`],
+    /// fences and binary/timeline semaphores the kit signals when the vendor's work completes, the
+    /// host waits, queue and device idle, and `SYNC_FD` export and import
+    /// (`VK_KHR_external_{fence,semaphore}_fd`). Drivers with their own queues and sync objects
+    /// leave it off.
     const SYNC_OBJECTS: bool = false;
 
-    /// The kit's resource objects ([`resources`](super::resources), Mesa's `vk_device_memory`, `vk_buffer`,
-    /// `vk_image`, …): device memory (host memory, charged to its heap, mappable when
+    /// The kit's resource objects ([`resources`](super::resources), Mesa's `vk_device_memory`,
+    /// `vk_buffer`, `vk_image`, …): device memory (host memory, charged to its heap, mappable when
     /// host-visible), buffers, buffer views, images, image views, samplers, sampler YCbCr
     /// conversions, query pools, events and private data slots, with every command that
     /// follows from their state (with [`Kit::RECORD_COMMANDS`], also the event and timestamp
@@ -161,11 +162,12 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// and its reflection.
     const SHADER_OBJECTS: bool = false;
 
-    /// The kit's pipelines and bound-state tracking ([`pipeline`](super::pipeline), [`state`](super::state), Mesa's
-    /// `vk_pipeline` and `vk_graphics_state`): `vkCreateComputePipelines`,
-    /// `vkCreateGraphicsPipelines` (graphics pipeline libraries, pipeline caches, creation
-    /// feedback) and `vkDestroyPipeline`, each pipeline holding its resolved stages, its
-    /// layout and one compiled [`state::GraphicsState`](super::state::GraphicsState); and
+    /// The kit's pipelines and bound-state tracking ([`pipeline`](super::pipeline),
+    /// [`state`](super::state), Mesa's `vk_pipeline` and `vk_graphics_state`):
+    /// `vkCreateComputePipelines`, `vkCreateGraphicsPipelines` (graphics pipeline libraries,
+    /// pipeline caches, creation feedback) and `vkDestroyPipeline`, each pipeline holding its
+    /// resolved stages, its layout and one compiled
+    /// [`state::GraphicsState`](super::state::GraphicsState); and
     /// [`CommandBuffer::replay_tracked`], which hands the engine the resolved bound
     /// state at every draw and dispatch. Needs the shader and descriptor objects
     /// (`SHADER_OBJECTS`, `DESCRIPTOR_OBJECTS`) and [`Kit::RECORD_COMMANDS`].
@@ -213,9 +215,9 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// Runs one batch of a `vkQueueSubmit{,2}` on `queue`; the kit calls it only once every
     /// wait of the batch is satisfied, in submission order per queue, on the submitting thread
-    /// or the queue's submit thread ([`queue`](super::queue)). The batch is complete when `completion` is
-    /// dropped: a CPU vendor runs the work and returns; a vendor with asynchronous hardware
-    /// keeps `completion` until the hardware is done (or hands it a hardware payload with
+    /// or the queue's submit thread ([`queue`](super::queue)). The batch is complete when
+    /// `completion` is dropped: a CPU vendor runs the work and returns; a vendor with asynchronous
+    /// hardware keeps `completion` until the hardware is done (or hands it a hardware payload with
     /// [`Completion::after`]). An error, [`Completion::fail`] or a panic marks
     /// the batch failed: the queue is lost (`VK_ERROR_DEVICE_LOST`). Default: nothing to run.
     fn driver_submit(
@@ -229,8 +231,8 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The binds of one `VkBindSparseInfo` of a `vkQueueBindSparse` on `queue` (with
     /// [`Kit::SYNC_OBJECTS`]: the kit orders the info's semaphores and the fence like a
-    /// submit's, [`queue`](super::queue)), called when the application makes the call. Default: the kit's
-    /// devices have no sparse features, so a bind is invalid usage — logged, and ignored.
+    /// submit's, [`queue`](super::queue)), called when the application makes the call. Default: the
+    /// kit's devices have no sparse features, so a bind is invalid usage — logged, and ignored.
     fn sparse_bind(queue: &Queue<Self>, info: &vk::BindSparseInfo<'_>) -> Result<(), vk::Result> {
         let _ = queue;
         log::error!(
@@ -260,8 +262,8 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The `AHardwareBuffer` behind `memory` (imported or allocated for export), for
     /// `vkGetMemoryAndroidHardwareBufferANDROID`. Default: the buffer of the kit's memory
-    /// object ([`resources::external`](super::resources::external)) when the kit's memory objects serve the driver
-    /// ([`Kit::RESOURCE_OBJECTS`], or the bring-up table's); none otherwise.
+    /// object ([`resources::external`](super::resources::external)) when the kit's memory objects
+    /// serve the driver ([`Kit::RESOURCE_OBJECTS`], or the bring-up table's); none otherwise.
     fn memory_hardware_buffer(
         device: vk::Device,
         memory: vk::DeviceMemory,

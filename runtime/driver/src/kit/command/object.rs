@@ -31,11 +31,13 @@ pub struct CommandBuffer<D: KitTypes> {
     pub(super) pool: u64,
     pub level: vk::CommandBufferLevel,
     pub data: D::CommandBuffer,
-    /// The recorded commands ([`Kit::RECORD_COMMANDS`](crate::kit::Kit::RECORD_COMMANDS)); empty otherwise.
+    /// The recorded commands ([`Kit::RECORD_COMMANDS`](crate::kit::Kit::RECORD_COMMANDS)); empty
+    /// otherwise.
     pub(super) recording: Mutex<Recording>,
     /// `VkCommandBufferBeginInfo::flags` of the current recording.
     pub(super) usage: Mutex<vk::CommandBufferUsageFlags>,
-    /// The render pass instance being recorded ([`Kit::RENDER_PASS_OBJECTS`](crate::kit::Kit::RENDER_PASS_OBJECTS)).
+    /// The render pass instance being recorded
+    /// ([`Kit::RENDER_PASS_OBJECTS`](crate::kit::Kit::RENDER_PASS_OBJECTS)).
     pub(crate) render_pass: Mutex<Option<ActivePass>>,
 }
 

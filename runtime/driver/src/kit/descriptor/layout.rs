@@ -48,8 +48,9 @@ pub struct SetLayout {
     pub flags: vk::DescriptorSetLayoutCreateFlags,
     /// Sorted by binding number, numbers unique.
     pub bindings: Vec<SetLayoutBinding>,
-    /// How stores of this layout resolve `VK_WHOLE_SIZE` (the kit's [`Buffer`](crate::kit::resources::Buffer) sizes
-    /// when the driver has [`Kit::RESOURCE_OBJECTS`](crate::kit::Kit::RESOURCE_OBJECTS) on; otherwise unknown).
+    /// How stores of this layout resolve `VK_WHOLE_SIZE` (the kit's
+    /// [`Buffer`](crate::kit::resources::Buffer) sizes when the driver has
+    /// [`Kit::RESOURCE_OBJECTS`](crate::kit::Kit::RESOURCE_OBJECTS) on; otherwise unknown).
     pub buffer_size: BufferSize,
 }
 

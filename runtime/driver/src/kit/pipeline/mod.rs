@@ -3,13 +3,15 @@
 //! `vkDestroyPipeline`.
 //!
 //! A pipeline keeps its create info deep-copied with the generated recorder's structure
-//! copier ([`Owned`](vkgen_generated::recorder::Owned): the same fix-ups that copy a `vkCmd*`'s arguments), its stages resolved
-//! ([`ShaderStage::from_create_info`](crate::kit::shader::ShaderStage::from_create_info): parsed module, entry point, workgroup size, bindings,
-//! specialization), its layout held by `Arc` (the application may destroy the
-//! `VkPipelineLayout` while the pipeline lives), and for graphics one compiled
-//! [`GraphicsState`](crate::kit::state::GraphicsState). Pointers the spec says are ignored (a state of a subset the pipeline does
-//! not provide, viewports that are dynamic, …) may be dangling, so they are nulled before the
-//! copy ([`graphics`]).
+//! copier ([`Owned`](vkgen_generated::recorder::Owned): the same fix-ups that copy a `vkCmd*`'s
+//! arguments), its stages resolved
+//! ([`ShaderStage::from_create_info`](crate::kit::shader::ShaderStage::from_create_info): parsed
+//! module, entry point, workgroup size, bindings, specialization), its layout held by `Arc` (the
+//! application may destroy the `VkPipelineLayout` while the pipeline lives), and for graphics one
+//! compiled
+//! [`GraphicsState`](crate::kit::state::GraphicsState). Pointers the spec says are ignored (a state
+//! of a subset the pipeline does not provide, viewports that are dynamic, …) may be dangling, so
+//! they are nulled before the copy ([`graphics`]).
 //!
 //! The spec's creation rules ([`create`]): every output is zeroed first; a failed element
 //! leaves its handle null and the others are still created unless

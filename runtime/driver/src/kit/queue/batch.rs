@@ -13,8 +13,8 @@ use crate::kit::sync::payload::{Payload, FD_POLL, NOTIFIER};
 use crate::sync_fd::{FenceSignaller, NativeFence};
 use crate::util::{fence_error_result, lock};
 
-/// One batch of a `vkQueueSubmit2`, as the vendor's [`Kit::driver_submit`](crate::kit::Kit::driver_submit) gets
-/// it.
+/// One batch of a `vkQueueSubmit2`, as the vendor's
+/// [`Kit::driver_submit`](crate::kit::Kit::driver_submit) gets it.
 #[derive(Debug, Default, Clone)]
 pub struct Batch {
     /// The command buffers, in submission order.

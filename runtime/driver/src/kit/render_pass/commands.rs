@@ -5,8 +5,8 @@
 //! its hooks, reached through [`Driver::fallback`] (`#[driver(kit)]` makes that the kit's
 //! assembled map; with [`Kit::RECORD_COMMANDS`] the generated recorder, which deep-copies them
 //! into the recording exactly as it copies an application's call). The render pass component
-//! asks the driver, not the assembly above it, for the map. So the engine replays dynamic rendering and
-//! never sees a render pass.
+//! asks the driver, not the assembly above it, for the map. So the engine replays dynamic rendering
+//! and never sees a render pass.
 
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::Driver;

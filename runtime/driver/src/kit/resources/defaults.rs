@@ -13,8 +13,9 @@ use crate::kit::format::layout::{linear_layout, ALIGNMENT};
 use crate::kit::objects::PhysicalDevice;
 use crate::kit::types::KitTypes;
 
-/// The kit's default [`Kit::buffer_requirements`](crate::kit::Kit::buffer_requirements): the size rounded up to a 256-byte alignment
-/// (at least every minimum offset alignment a 1.x device may report), any memory type.
+/// The kit's default [`Kit::buffer_requirements`](crate::kit::Kit::buffer_requirements): the size
+/// rounded up to a 256-byte alignment (at least every minimum offset alignment a 1.x device may
+/// report), any memory type.
 pub fn default_buffer_requirements(
     memory: &vk::PhysicalDeviceMemoryProperties,
     desc: &BufferDesc,
@@ -27,8 +28,10 @@ pub fn default_buffer_requirements(
     }
 }
 
-/// The kit's default [`Kit::image_requirements`](crate::kit::Kit::image_requirements): the packed linear layout of
-/// [`linear_layout`](crate::kit::format::layout::linear_layout) (every tiling: a CPU device has no other), any memory type.
+/// The kit's default [`Kit::image_requirements`](crate::kit::Kit::image_requirements): the packed
+/// linear layout of
+/// [`linear_layout`](crate::kit::format::layout::linear_layout) (every tiling: a CPU device has no
+/// other), any memory type.
 pub fn default_image_requirements(
     memory: &vk::PhysicalDeviceMemoryProperties,
     desc: &ImageDesc,
@@ -50,7 +53,8 @@ fn all_types(memory: &vk::PhysicalDeviceMemoryProperties) -> u32 {
 
 /// Fills `s` if it is a `VkPhysicalDeviceMemoryBudgetPropertiesEXT`: each heap's size as its
 /// budget, the bytes the process allocated from it through the kit as its usage (zero for a
-/// driver with its own memory objects: override [`Kit::fill_extension_structure`](crate::kit::Kit::fill_extension_structure) then).
+/// driver with its own memory objects: override
+/// [`Kit::fill_extension_structure`](crate::kit::Kit::fill_extension_structure) then).
 pub fn fill_memory_budget<D: KitTypes>(
     physical: &PhysicalDevice<D>,
     s: &mut vk::BaseOutStructure<'_>,

@@ -179,7 +179,8 @@ pub(super) unsafe fn dedicated(info: &vk::MemoryAllocateInfo<'_>) -> Option<Dedi
     }
 }
 
-/// The `AHardwareBuffer` behind a kit memory (the default of [`Kit::memory_hardware_buffer`](crate::kit::Kit::memory_hardware_buffer)).
+/// The `AHardwareBuffer` behind a kit memory (the default of
+/// [`Kit::memory_hardware_buffer`](crate::kit::Kit::memory_hardware_buffer)).
 ///
 /// # Safety
 /// `memory` is null or a live `VkDeviceMemory` of a driver with the resource objects on.

@@ -45,8 +45,8 @@ use crate::gralloc::{map_gralloc_err, Buffer, BufferOp};
 use crate::handles::create_object;
 use crate::kit::format::layout::{linear_layout, LinearLayout};
 
-/// The default of [`Kit::memory_hardware_buffer`](crate::kit::Kit::memory_hardware_buffer) (it reads the
-/// memory object only).
+/// The default of [`Kit::memory_hardware_buffer`](crate::kit::Kit::memory_hardware_buffer) (it
+/// reads the memory object only).
 pub use super::device_memory::memory_hardware_buffer;
 
 /// `vkAllocateMemory`'s `AHardwareBuffer` paths: `None` when the allocation involves no buffer

@@ -63,8 +63,9 @@ impl QueryPool {
         unsafe { Object::<QueryPool>::from_handle(h) }.map(|o| &**o)
     }
 
-    /// Makes `query` available with `values` (as many as [`values_per_query`](Self::values_per_query);
-    /// fewer leave the rest 0). Out-of-range queries are ignored.
+    /// Makes `query` available with `values` (as many as
+    /// [`values_per_query`](Self::values_per_query); fewer leave the rest 0). Out-of-range queries
+    /// are ignored.
     pub fn write(&self, query: u32, values: &[u64]) {
         let n = self.values_per_query as usize;
         let mut r = lock(&self.results);

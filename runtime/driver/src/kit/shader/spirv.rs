@@ -1,8 +1,8 @@
 //! [`SpirvModule`]: a SPIR-V binary, validated once (`binary`), with its instruction
 //! stream and what reflection needs from it.
 //!
-//! [`SpirvModule::instructions`] cannot fail: each [`Instruction`](super::Instruction) is an opcode and its operand
-//! words, in module order, which is how a CPU executor walks the code
+//! [`SpirvModule::instructions`] cannot fail: each [`Instruction`](super::Instruction) is an opcode
+//! and its operand words, in module order, which is how a CPU executor walks the code
 //! (`spirv_headers::Op::from_u32(opcode)` names it). Reflection
 //! (`facts`, and `spirq` for types and descriptors) runs once here too, with the
 //! module's default specialization, so a module `spirq` cannot read fails at

@@ -15,7 +15,8 @@
 //!   one queue orders a wait on another even while the signal is still pending. A fence is
 //!   "signalled", "lost" or a pending sync file.
 //! * **Payloads** ([`payload`]): what a wait waits for implements [`payload::Payload`] — the
-//!   CPU counter, a sync file ([`NativeFence`](crate::sync_fd::NativeFence)), or a vendor's hardware sync.
+//!   CPU counter, a sync file ([`NativeFence`](crate::sync_fd::NativeFence)), or a vendor's
+//!   hardware sync.
 //! * **Host waits** (`vkWaitForFences`, `vkWaitSemaphores`, any/all, with their timeouts)
 //!   sleep on one process-wide notifier that every CPU signal bumps; sync files are polled.
 //!   A failed batch leaves its semaphores and fence lost: waits answer
