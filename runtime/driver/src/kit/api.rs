@@ -6,11 +6,20 @@ use vkgen_generated::driver::Driver;
 use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
+use super::command::object::{CommandBuffer, CommandPool};
 use super::objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
+use super::pipeline::object::Pipeline;
+use super::queue::batch::{Batch, Completion};
 use super::requirements::cross::with_feature_limits;
 use super::requirements::rules::{default_features, with_required_limits};
+use super::resources::defaults::{
+    default_buffer_requirements, default_image_requirements, fill_memory_budget,
+};
+use super::resources::desc::{BufferDesc, ImageDesc};
+use super::resources::device_memory;
 use super::tables::{Features, Properties};
-use super::{command, defaults, format, native_buffer, pipeline, queue, resources};
+use super::types::KitTypes;
+use super::{defaults, format, native_buffer};
 use crate::export::DriverModule;
 
 /// Instance extensions the kit implements (the default of [`Kit::instance_extensions`]).
@@ -75,15 +84,15 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     type Device: Default + Send + Sync + 'static;
     /// The vendor's data in each [`Queue`].
     type Queue: Default + Send + Sync + 'static;
-    /// The vendor's recording state in each [`command::CommandBuffer`].
+    /// The vendor's recording state in each [`CommandBuffer`].
     type CommandBuffer: Default + Send + Sync + 'static;
-    /// The vendor's data in each [`command::CommandPool`] (`()` when it needs none).
+    /// The vendor's data in each [`CommandPool`] (`()` when it needs none).
     type CommandPool: Default + Send + Sync + 'static;
 
-    /// The kit's command recorder ([`command`]): every `vkCmd*` the driver does not hook is
-    /// recorded (deep copies of its arguments in the command buffer) and replayed at
-    /// submission through the driver's [`command::Execute`] engine
-    /// ([`command::CommandBuffer::replay`]).
+    /// The kit's command recorder ([`command`](super::command)): every `vkCmd*` the driver does not
+    /// hook is recorded (deep copies of its arguments in the command buffer) and replayed at
+    /// submission through the driver's [`Execute`](super::command::Execute) engine
+    /// ([`CommandBuffer::replay`]).
     const RECORD_COMMANDS: bool = false;
 
     /// Bring-up aid: commands neither the vendor nor the kit implements answer as the kit's
@@ -92,19 +101,20 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// Turn it off once the device commands are yours.
     const NULL_OBJECTS: bool = false;
 
-    /// The kit's queue and sync core ([`queue`], [`sync`](super::sync)): `vkQueueSubmit{,2}` held
-    /// until their waits resolve and handed to [`Kit::driver_submit`], fences and binary/timeline
-    /// semaphores the kit signals when the vendor's work completes, the host waits, queue and
-    /// device idle, and `SYNC_FD` export and import (`VK_KHR_external_{fence,semaphore}_fd`).
-    /// Drivers with their own queues and sync objects leave it off.
+    /// The kit's queue and sync core ([`queue`](super::queue), [`sync`](super::sync)):
+    /// `vkQueueSubmit{,2}` held until their waits resolve and handed to [`Kit::driver_submit`],
+    /// fences and binary/timeline semaphores the kit signals when the vendor's work completes, the
+    /// host waits, queue and device idle, and `SYNC_FD` export and import
+    /// (`VK_KHR_external_{fence,semaphore}_fd`). Drivers with their own queues and sync objects
+    /// leave it off.
     const SYNC_OBJECTS: bool = false;
 
-    /// The kit's resource objects ([`resources`], Mesa's `vk_device_memory`, `vk_buffer`,
-    /// `vk_image`, …): device memory (host memory, charged to its heap, mappable when
+    /// The kit's resource objects ([`resources`](super::resources), Mesa's `vk_device_memory`,
+    /// `vk_buffer`, `vk_image`, …): device memory (host memory, charged to its heap, mappable when
     /// host-visible), buffers, buffer views, images, image views, samplers, sampler YCbCr
     /// conversions, query pools, events and private data slots, with every command that
     /// follows from their state (with [`Kit::RECORD_COMMANDS`], also the event and timestamp
-    /// commands the engine does not run, applied at replay: [`command::CommandBuffer::replay`]).
+    /// commands the engine does not run, applied at replay: [`CommandBuffer::replay`]).
     /// Drivers with their own objects leave it off.
     const RESOURCE_OBJECTS: bool = false;
 
@@ -152,70 +162,68 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// and its reflection.
     const SHADER_OBJECTS: bool = false;
 
-    /// The kit's pipelines and bound-state tracking ([`pipeline`], [`state`](super::state), Mesa's
-    /// `vk_pipeline` and `vk_graphics_state`): `vkCreateComputePipelines`,
-    /// `vkCreateGraphicsPipelines` (graphics pipeline libraries, pipeline caches, creation
-    /// feedback) and `vkDestroyPipeline`, each pipeline holding its resolved stages, its
-    /// layout and one compiled [`state::GraphicsState`](super::state::GraphicsState); and
-    /// [`command::CommandBuffer::replay_tracked`], which hands the engine the resolved bound
+    /// The kit's pipelines and bound-state tracking ([`pipeline`](super::pipeline),
+    /// [`state`](super::state), Mesa's `vk_pipeline` and `vk_graphics_state`):
+    /// `vkCreateComputePipelines`, `vkCreateGraphicsPipelines` (graphics pipeline libraries,
+    /// pipeline caches, creation feedback) and `vkDestroyPipeline`, each pipeline holding its
+    /// resolved stages, its layout and one compiled
+    /// [`state::GraphicsState`](super::state::GraphicsState); and
+    /// [`CommandBuffer::replay_tracked`], which hands the engine the resolved bound
     /// state at every draw and dispatch. Needs the shader and descriptor objects
     /// (`SHADER_OBJECTS`, `DESCRIPTOR_OBJECTS`) and [`Kit::RECORD_COMMANDS`].
     const PIPELINE_OBJECTS: bool = false;
 
     /// The engine's look at a pipeline the kit built (with [`Kit::PIPELINE_OBJECTS`]), before
-    /// its handle is returned: compile it, attach data to [`pipeline::Pipeline::vendor`], or
+    /// its handle is returned: compile it, attach data to [`Pipeline::vendor`], or
     /// refuse it (the error fails that element of the create call, e.g.
     /// `VK_ERROR_UNKNOWN` from a CPU executor that cannot run an instruction). Default: accept.
-    fn compile_pipeline(
-        device: &Device<Self>,
-        pipeline: &pipeline::Pipeline,
-    ) -> Result<(), vk::Result> {
+    fn compile_pipeline(device: &Device<Self>, pipeline: &Pipeline) -> Result<(), vk::Result> {
         let _ = (device, pipeline);
         Ok(())
     }
 
     /// The memory requirements of a buffer (with [`Kit::RESOURCE_OBJECTS`]). Default:
-    /// [`resources::default_buffer_requirements`].
+    /// [`default_buffer_requirements`].
     fn buffer_requirements(
         physical: &PhysicalDevice<Self>,
-        desc: &resources::BufferDesc,
+        desc: &BufferDesc,
     ) -> vk::MemoryRequirements {
-        resources::default_buffer_requirements(&physical.memory, desc)
+        default_buffer_requirements(&physical.memory, desc)
     }
 
     /// The memory requirements of an image (with [`Kit::RESOURCE_OBJECTS`]). Default:
-    /// [`resources::default_image_requirements`], the packed linear layout.
+    /// [`default_image_requirements`], the packed linear layout.
     fn image_requirements(
         physical: &PhysicalDevice<Self>,
-        desc: &resources::ImageDesc,
+        desc: &ImageDesc,
     ) -> vk::MemoryRequirements {
-        resources::default_image_requirements(&physical.memory, desc)
+        default_image_requirements(&physical.memory, desc)
     }
 
     /// Fills an output structure of a `vkGetPhysicalDeviceProperties2` or
     /// `vkGetPhysicalDeviceMemoryProperties2` chain that the flat tables cannot hold (its
     /// members are per heap, per queue family, or live state rather than one value). Called
     /// for every structure of those chains after the tables wrote theirs; leave structures you
-    /// do not know untouched. Default: [`resources::fill_memory_budget`] for
+    /// do not know untouched. Default: [`fill_memory_budget`] for
     /// `VkPhysicalDeviceMemoryBudgetPropertiesEXT` (`VK_EXT_memory_budget`: the heap sizes as
     /// the budget, the kit's allocations as the usage). An extension you advertise whose
     /// output structure is not in the tables needs this hook (docs/writing-a-driver.md lists
     /// them).
     fn fill_extension_structure(physical: &PhysicalDevice<Self>, s: &mut vk::BaseOutStructure<'_>) {
-        resources::fill_memory_budget(physical, s);
+        fill_memory_budget(physical, s);
     }
 
     /// Runs one batch of a `vkQueueSubmit{,2}` on `queue`; the kit calls it only once every
     /// wait of the batch is satisfied, in submission order per queue, on the submitting thread
-    /// or the queue's submit thread ([`queue`]). The batch is complete when `completion` is
-    /// dropped: a CPU vendor runs the work and returns; a vendor with asynchronous hardware
-    /// keeps `completion` until the hardware is done (or hands it a hardware payload with
-    /// [`queue::Completion::after`]). An error, [`queue::Completion::fail`] or a panic marks
+    /// or the queue's submit thread ([`queue`](super::queue)). The batch is complete when
+    /// `completion` is dropped: a CPU vendor runs the work and returns; a vendor with asynchronous
+    /// hardware keeps `completion` until the hardware is done (or hands it a hardware payload with
+    /// [`Completion::after`]). An error, [`Completion::fail`] or a panic marks
     /// the batch failed: the queue is lost (`VK_ERROR_DEVICE_LOST`). Default: nothing to run.
     fn driver_submit(
         queue: &Queue<Self>,
-        batch: &queue::Batch,
-        completion: queue::Completion,
+        batch: &Batch,
+        completion: Completion,
     ) -> Result<(), vk::Result> {
         let _ = (queue, batch, completion);
         Ok(())
@@ -223,8 +231,8 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The binds of one `VkBindSparseInfo` of a `vkQueueBindSparse` on `queue` (with
     /// [`Kit::SYNC_OBJECTS`]: the kit orders the info's semaphores and the fence like a
-    /// submit's, [`queue`]), called when the application makes the call. Default: the kit's
-    /// devices have no sparse features, so a bind is invalid usage — logged, and ignored.
+    /// submit's, [`queue`](super::queue)), called when the application makes the call. Default: the
+    /// kit's devices have no sparse features, so a bind is invalid usage — logged, and ignored.
     fn sparse_bind(queue: &Queue<Self>, info: &vk::BindSparseInfo<'_>) -> Result<(), vk::Result> {
         let _ = queue;
         log::error!(
@@ -254,8 +262,8 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// The `AHardwareBuffer` behind `memory` (imported or allocated for export), for
     /// `vkGetMemoryAndroidHardwareBufferANDROID`. Default: the buffer of the kit's memory
-    /// object ([`resources::external`]) when the kit's memory objects serve the driver
-    /// ([`Kit::RESOURCE_OBJECTS`], or the bring-up table's); none otherwise.
+    /// object ([`resources::external`](super::resources::external)) when the kit's memory objects
+    /// serve the driver ([`Kit::RESOURCE_OBJECTS`], or the bring-up table's); none otherwise.
     fn memory_hardware_buffer(
         device: vk::Device,
         memory: vk::DeviceMemory,
@@ -267,7 +275,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         // SAFETY: with the kit's memory objects in use, `memory` is null or one of them
         // (VUID-VkMemoryGetAndroidHardwareBufferInfoANDROID-memory-parameter); a vendor's own
         // memory is refused by the type check.
-        unsafe { resources::external::memory_hardware_buffer(memory) }
+        unsafe { device_memory::memory_hardware_buffer(memory) }
     }
 
     /// `vkEnumerateInstanceVersion`: the driver's version with the registry's patch level.
@@ -350,7 +358,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
 
     /// `vkBeginCommandBuffer`, after the kit reset the buffer (recording emptied).
     fn command_buffer_begin(
-        cb: &command::CommandBuffer<Self>,
+        cb: &CommandBuffer<Self>,
         info: &vk::CommandBufferBeginInfo<'_>,
     ) -> Result<(), vk::Result> {
         let _ = (cb, info);
@@ -358,7 +366,7 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     }
 
     /// `vkEndCommandBuffer`, after the recording succeeded.
-    fn command_buffer_end(cb: &command::CommandBuffer<Self>) -> Result<(), vk::Result> {
+    fn command_buffer_end(cb: &CommandBuffer<Self>) -> Result<(), vk::Result> {
         let _ = cb;
         Ok(())
     }
@@ -366,12 +374,12 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
     /// A command buffer goes back to the initial state (`vkResetCommandBuffer`,
     /// `vkResetCommandPool`, the implicit reset of `vkBeginCommandBuffer`); `release` asks
     /// for its memory to be freed (`…_RELEASE_RESOURCES_BIT`).
-    fn command_buffer_reset(cb: &command::CommandBuffer<Self>, release: bool) {
+    fn command_buffer_reset(cb: &CommandBuffer<Self>, release: bool) {
         let _ = (cb, release);
     }
 
     /// `vkTrimCommandPool`, after the kit trimmed the pool's recordings.
-    fn command_pool_trim(pool: &command::CommandPool<Self>) {
+    fn command_pool_trim(pool: &CommandPool<Self>) {
         let _ = pool;
     }
 
@@ -413,4 +421,15 @@ pub trait Kit: Driver + DriverModule + native_buffer::NativeBuffers {
         let _ = (physical, info);
         Default::default()
     }
+}
+
+// The objects are bounded on `KitTypes` (a leaf), the hooks on `Kit`: every driver's `Kit`
+// declares the types, and this gives them to the objects.
+impl<D: Kit> KitTypes for D {
+    type Instance = <D as Kit>::Instance;
+    type PhysicalDevice = <D as Kit>::PhysicalDevice;
+    type Device = <D as Kit>::Device;
+    type Queue = <D as Kit>::Queue;
+    type CommandBuffer = <D as Kit>::CommandBuffer;
+    type CommandPool = <D as Kit>::CommandPool;
 }

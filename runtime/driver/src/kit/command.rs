@@ -17,7 +17,7 @@
 
 use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
@@ -28,109 +28,15 @@ use super::api::Kit;
 use super::objects::Device;
 use crate::handles::{
     create_object, destroy_dispatchable, destroy_object, Dispatchable, HostAllocator, HostBox,
-    Object, ObjectKind,
 };
 use crate::util::{guard, lock};
 
 pub(crate) mod applied;
+pub(crate) mod object;
 pub use applied::kit_applies;
-
-/// `VkCommandPool`.
-pub struct CommandPool<D: Kit> {
-    device: NonNull<Dispatchable<Device<D>>>,
-    pub flags: vk::CommandPoolCreateFlags,
-    pub queue_family_index: u32,
-    allocator: HostAllocator,
-    /// Live command buffers (handles), freed with the pool.
-    buffers: Mutex<Vec<u64>>,
-    /// The vendor's pool state ([`Kit::command_pool_data`]).
-    pub data: D::CommandPool,
-}
-
-/// `VkCommandBuffer`.
-pub struct CommandBuffer<D: Kit> {
-    pool: u64,
-    pub level: vk::CommandBufferLevel,
-    pub data: D::CommandBuffer,
-    /// The recorded commands ([`Kit::RECORD_COMMANDS`]); empty otherwise.
-    recording: Mutex<Recording>,
-    /// `VkCommandBufferBeginInfo::flags` of the current recording.
-    usage: Mutex<vk::CommandBufferUsageFlags>,
-    /// The render pass instance being recorded ([`Kit::RENDER_PASS_OBJECTS`]).
-    pub(crate) render_pass: Mutex<Option<super::render_pass::ActivePass>>,
-}
-
-// SAFETY: the device outlives its pools (API lifetime rules) and is only read.
-unsafe impl<D: Kit> Send for CommandPool<D> {}
-// SAFETY: see `Send`; the buffer list is behind a mutex.
-unsafe impl<D: Kit> Sync for CommandPool<D> {}
-
-impl<D: Kit> ObjectKind for CommandPool<D> {
-    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::COMMAND_POOL;
-}
-
-impl<D: Kit> ObjectKind for CommandBuffer<D> {
-    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::COMMAND_BUFFER;
-}
-
-impl<D: Kit> CommandPool<D> {
-    /// The pool behind `h`, if it is a live pool of this driver.
-    ///
-    /// # Safety
-    /// A non-null `h` is a handle this driver returned that has not been destroyed.
-    pub unsafe fn from_handle<'a>(h: vk::CommandPool) -> Option<&'a Object<Self>> {
-        // SAFETY: a non-null `h` is a live pool handle of this driver (this function's contract),
-        // and `Object::from_raw` checks the signature behind it.
-        unsafe { Object::<Self>::from_raw(vk::Handle::as_raw(h)) }
-    }
-
-    pub fn device(&self) -> &Dispatchable<Device<D>> {
-        // SAFETY: `device` was the live device that created this pool, and a device outlives
-        // its pools (the application destroys them first).
-        unsafe { self.device.as_ref() }
-    }
-
-    /// Runs `f` on every command buffer allocated from the pool and not freed, in allocation
-    /// order (the pool's buffer list is locked meanwhile: `f` must not allocate or free).
-    pub fn for_each_buffer(&self, mut f: impl FnMut(&Dispatchable<CommandBuffer<D>>)) {
-        for &h in lock(&self.buffers).iter() {
-            // SAFETY: the list holds exactly the live buffers of this pool (allocation adds,
-            // freeing removes before destroying), and the lock keeps them so during `f`.
-            if let Some(cb) = unsafe { Dispatchable::<CommandBuffer<D>>::from_raw(h) } {
-                f(cb);
-            }
-        }
-    }
-}
+pub use object::{CommandBuffer, CommandPool};
 
 impl<D: Kit> CommandBuffer<D> {
-    /// The command buffer behind `h`, if it is a live one of this driver.
-    ///
-    /// # Safety
-    /// A non-null `h` is a handle this driver returned that has not been freed.
-    pub unsafe fn from_handle<'a>(h: vk::CommandBuffer) -> Option<&'a Dispatchable<Self>> {
-        // SAFETY: a non-null `h` is a live command-buffer handle of this driver (this function's
-        // contract), and `Dispatchable::from_raw` checks the signature behind it.
-        unsafe { Dispatchable::<Self>::from_raw(vk::Handle::as_raw(h)) }
-    }
-
-    /// The pool that allocated it.
-    pub fn pool(&self) -> Option<&Object<CommandPool<D>>> {
-        // SAFETY: `pool` is the handle of the live pool that allocated this buffer, and
-        // destroying a pool destroys its buffers first.
-        unsafe { Object::<CommandPool<D>>::from_raw(self.pool) }
-    }
-
-    /// The recorded commands, locked.
-    pub fn recording(&self) -> MutexGuard<'_, Recording> {
-        lock(&self.recording)
-    }
-
-    /// `VkCommandBufferBeginInfo::flags` of the current recording.
-    pub fn usage(&self) -> vk::CommandBufferUsageFlags {
-        *lock(&self.usage)
-    }
-
     /// Runs the recorded commands on `engine` (at `driver_submit` time): one [`Execute`]
     /// method per command, in order; the secondaries of a `vkCmdExecuteCommands` are replayed
     /// inline unless the engine defines `cmd_execute_commands`.

@@ -7,6 +7,12 @@
 //! the assembly, and [`assembly`] wires the components into the driver's command map; this
 //! file only declares the modules and re-exports the public surface.
 //!
+//! The hooks take the kit's objects, so the objects cannot depend on [`Kit`]: they are bounded
+//! on [`KitTypes`] (the vendor-data associated types, a leaf every [`Kit`] has), and each
+//! component keeps its data (`command/object.rs`, `pipeline/object.rs`, `queue/batch.rs`,
+//! `resources/device_memory.rs`, …) apart from the commands that call the hooks. Arrows run
+//! from the commands to [`api`] and the data, from [`api`] to the data, never back.
+//!
 //! * [`Kit`] is the vendor's trait: the instance version and extensions, the physical devices
 //!   (a [`PhysicalDeviceDesc`]: flat [`Features`] and [`Properties`] tables generated from the
 //!   registry, queue families, memory types, device extensions), and the vendor data of each
@@ -80,6 +86,7 @@ pub mod state;
 pub mod sync;
 mod tables;
 pub mod transfer;
+pub mod types;
 
 pub use api::{Kit, PhysicalDeviceDesc, KIT_INSTANCE_EXTENSIONS};
 pub use assembly::{command_map, entries, fallback, is_enabled_on_device, supports_extension};
@@ -87,3 +94,4 @@ pub use cache::cached_entries;
 pub use extensions::{ExtensionError, ExtensionSet};
 pub use objects::{Device, DeviceInfo, Instance, InstanceInfo, PhysicalDevice, Queue};
 pub use tables::{Features, Properties};
+pub use types::KitTypes;

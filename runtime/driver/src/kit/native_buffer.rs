@@ -7,9 +7,9 @@
 //!   and exposes exactly the versions listed, so a loader picks the one the driver really has
 //!   (most Android drivers offer only `…Usage2`).
 //! * **Native fences** over a sync hook ([`NativeBuffers::signal_on_native_fence`],
-//!   [`NativeBuffers::release_native_fence`]): `vkAcquireImageANDROID` takes the fd on every path (closed
-//!   on failure, bad fds refused with `VK_ERROR_INVALID_EXTERNAL_HANDLE`), duplicates it for the
-//!   semaphore and the fence before touching either, and hands the vendor owned
+//!   [`NativeBuffers::release_native_fence`]): `vkAcquireImageANDROID` takes the fd on every path
+//!   (closed on failure, bad fds refused with `VK_ERROR_INVALID_EXTERNAL_HANDLE`), duplicates it
+//!   for the semaphore and the fence before touching either, and hands the vendor owned
 //!   [`NativeFence`]s; `vkQueueSignalReleaseImageANDROID` writes `-1` first (so no error path
 //!   leaves garbage) and then the fd the vendor's fence yields, which the caller owns.
 //!
@@ -153,7 +153,12 @@ pub trait NativeBuffers: Driver {
         fence_fence: Option<NativeFence>,
     ) -> Result<(), vk::Result> {
         let _ = device;
-        crate::kit::sync::signal_on_native_fence(semaphore, semaphore_fence, fence, fence_fence)
+        crate::kit::sync::object::signal_on_native_fence(
+            semaphore,
+            semaphore_fence,
+            fence,
+            fence_fence,
+        )
     }
 
     /// `vkCreateImage` with a `VkNativeBufferANDROID`, already validated: create the image on
@@ -183,7 +188,7 @@ pub trait NativeBuffers: Driver {
         image: vk::Image,
     ) -> Result<NativeFence, vk::Result> {
         let _ = (queue, image);
-        crate::kit::queue::release_after_waits(wait)
+        crate::kit::queue::batch::release_after_waits(wait)
     }
 }
 

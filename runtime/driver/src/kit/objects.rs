@@ -13,10 +13,10 @@ use std::sync::OnceLock;
 
 use vkgen_generated::vk;
 
-use super::api::Kit;
 use super::debug::Callbacks;
 use super::extensions::ExtensionSet;
 use super::tables::{Features, Properties};
+use super::types::KitTypes;
 use crate::handles::{Dispatchable, HostAllocator, ObjectKind};
 
 /// What `vkCreateInstance` asked for, validated.
@@ -44,7 +44,7 @@ pub struct DeviceInfo {
 }
 
 /// `VkInstance`.
-pub struct Instance<D: Kit> {
+pub struct Instance<D: KitTypes> {
     pub info: InstanceInfo,
     pub enabled_extensions: ExtensionSet,
     pub allocator: HostAllocator,
@@ -55,7 +55,7 @@ pub struct Instance<D: Kit> {
 }
 
 /// `VkPhysicalDevice`.
-pub struct PhysicalDevice<D: Kit> {
+pub struct PhysicalDevice<D: KitTypes> {
     pub(super) instance: NonNull<Dispatchable<Instance<D>>>,
     pub properties: Properties,
     pub features: Features,
@@ -71,7 +71,7 @@ pub struct PhysicalDevice<D: Kit> {
 }
 
 /// `VkDevice`.
-pub struct Device<D: Kit> {
+pub struct Device<D: KitTypes> {
     pub(super) physical: NonNull<Dispatchable<PhysicalDevice<D>>>,
     pub info: DeviceInfo,
     pub enabled_extensions: ExtensionSet,
@@ -82,42 +82,42 @@ pub struct Device<D: Kit> {
 }
 
 /// `VkQueue`.
-pub struct Queue<D: Kit> {
+pub struct Queue<D: KitTypes> {
     pub(super) device: NonNull<Dispatchable<Device<D>>>,
     pub family: u32,
     pub index: u32,
     pub flags: vk::DeviceQueueCreateFlags,
     /// The kit's queue core (submissions held until their waits resolve, the submit thread).
     /// Before `data`: dropping it stops the thread, which may still be using `data`.
-    pub core: super::queue::QueueCore,
+    pub core: super::queue::batch::QueueCore,
     pub data: D::Queue,
 }
 
 // SAFETY: the back-pointers point at parents that outlive the child (API lifetime rules) and
-// are only read; everything else is `Send + Sync` by the `Kit` bounds.
-unsafe impl<D: Kit> Send for PhysicalDevice<D> {}
+// are only read; everything else is `Send + Sync` by the `KitTypes` bounds.
+unsafe impl<D: KitTypes> Send for PhysicalDevice<D> {}
 // SAFETY: the back-pointers are only read, and the parents they point at outlive the child;
-// everything else is `Sync` by the `Kit` bounds.
-unsafe impl<D: Kit> Sync for PhysicalDevice<D> {}
+// everything else is `Sync` by the `KitTypes` bounds.
+unsafe impl<D: KitTypes> Sync for PhysicalDevice<D> {}
 // SAFETY: a device's back-pointer (to its physical device) is only read and the parent outlives it;
-// its other fields are `Send` by the `Kit` bounds.
-unsafe impl<D: Kit> Send for Device<D> {}
+// its other fields are `Send` by the `KitTypes` bounds.
+unsafe impl<D: KitTypes> Send for Device<D> {}
 // SAFETY: a device's back-pointer is only read and the parent outlives it; its other fields are
-// `Sync` by the `Kit` bounds.
-unsafe impl<D: Kit> Sync for Device<D> {}
+// `Sync` by the `KitTypes` bounds.
+unsafe impl<D: KitTypes> Sync for Device<D> {}
 // SAFETY: a queue's back-pointer (to its device) is only read and the device outlives it; its other
-// fields are `Send` by the `Kit` bounds.
-unsafe impl<D: Kit> Send for Queue<D> {}
+// fields are `Send` by the `KitTypes` bounds.
+unsafe impl<D: KitTypes> Send for Queue<D> {}
 // SAFETY: a queue's back-pointer is only read and the device outlives it; its other fields are
-// `Sync` by the `Kit` bounds.
-unsafe impl<D: Kit> Sync for Queue<D> {}
+// `Sync` by the `KitTypes` bounds.
+unsafe impl<D: KitTypes> Sync for Queue<D> {}
 
 macro_rules! kinds {
     ($($ty:ident => $obj:ident, $handle:ident;)*) => {$(
-        impl<D: Kit> ObjectKind for $ty<D> {
+        impl<D: KitTypes> ObjectKind for $ty<D> {
             const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::$obj;
         }
-        impl<D: Kit> $ty<D> {
+        impl<D: KitTypes> $ty<D> {
             /// The object behind `raw`, if it is a live object of this type.
             ///
             /// # Safety
@@ -148,7 +148,7 @@ kinds! {
     Queue => QUEUE, Queue;
 }
 
-impl<D: Kit> Instance<D> {
+impl<D: KitTypes> Instance<D> {
     /// The physical devices, in enumeration order.
     pub fn physical_devices(&self) -> &[Dispatchable<PhysicalDevice<D>>] {
         self.physical.get().map_or(&[], Vec::as_slice)
@@ -165,7 +165,7 @@ impl<D: Kit> Instance<D> {
     }
 }
 
-impl<D: Kit> PhysicalDevice<D> {
+impl<D: KitTypes> PhysicalDevice<D> {
     pub fn instance(&self) -> &Dispatchable<Instance<D>> {
         // SAFETY: the instance owns this physical device, so it is alive while `self` is.
         unsafe { self.instance.as_ref() }
@@ -177,7 +177,7 @@ impl<D: Kit> PhysicalDevice<D> {
     }
 }
 
-impl<D: Kit> Device<D> {
+impl<D: KitTypes> Device<D> {
     pub fn physical(&self) -> &Dispatchable<PhysicalDevice<D>> {
         // SAFETY: physical devices live as long as their instance, which outlives its devices.
         unsafe { self.physical.as_ref() }
@@ -205,7 +205,7 @@ impl<D: Kit> Device<D> {
     }
 }
 
-impl<D: Kit> Queue<D> {
+impl<D: KitTypes> Queue<D> {
     pub fn device(&self) -> &Dispatchable<Device<D>> {
         // SAFETY: the device owns its queues, so it is alive while `self` is.
         unsafe { self.device.as_ref() }

@@ -37,7 +37,8 @@ use vkgen_generated::entries::EntryTable;
 use super::api::Kit;
 
 mod layout;
-mod pipeline_layout;
+mod layout_commands;
+pub(crate) mod pipeline_layout;
 mod pool;
 mod set;
 mod store;
@@ -51,11 +52,6 @@ pub use set::DescriptorSet;
 pub use store::{Descriptor, DescriptorStore};
 pub use template::{DescriptorUpdateTemplate, TemplateEntry, UpdateTemplate};
 
-/// The result for invalid usage the kit detects (`VK_ERROR_VALIDATION_FAILED`, ash's `_EXT`
-/// spelling so that any registry's tables have it).
-pub(crate) const INVALID: vkgen_generated::vk::Result =
-    vkgen_generated::vk::Result::ERROR_VALIDATION_FAILED_EXT;
-
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in.
 pub fn entries<D: Kit>() -> EntryTable {
     if !D::DESCRIPTOR_OBJECTS {
@@ -68,7 +64,7 @@ pub fn entries<D: Kit>() -> EntryTable {
 /// the kit's bring-up table ([`super::bring_up::entries`]). Set layouts read `D`'s
 /// physical-device limits; nothing else reads a base object.
 pub fn bring_up_entries<D: Kit>() -> EntryTable {
-    layout::entries::<D>()
+    layout_commands::entries::<D>()
         .or(&pipeline_layout::entries())
         .or(&pool::entries())
         .or(&set::entries())

@@ -26,9 +26,9 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::resources::store;
+use super::super::resources::desc::store;
+use super::layout::INVALID;
 use super::layout::{DescriptorSetLayout, SetLayout};
-use super::INVALID;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, slice};
 
@@ -38,7 +38,8 @@ pub struct PipelineLayoutInfo {
     pub flags: vk::PipelineLayoutCreateFlags,
     pub set_layouts: Vec<Option<Arc<SetLayout>>>,
     pub push_constant_ranges: Vec<vk::PushConstantRange>,
-    /// Equal identity = compatible layouts (see the module docs of `kit::descriptor::pipeline_layout`).
+    /// Equal identity = compatible layouts (see the module docs of
+    /// `kit::descriptor::pipeline_layout`).
     pub identity: [u8; 32],
     /// Per set: equal = compatible for that set.
     pub set_identities: Vec<[u8; 32]>,

@@ -23,11 +23,11 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::resources::store;
+use super::super::resources::desc::store;
+use super::layout::INVALID;
 use super::layout::{DescriptorSetLayout, SetLayout};
 use super::set::DescriptorSet;
 use super::store::DescriptorStore;
-use super::INVALID;
 use crate::handles::{destroy_object, HostAllocator, HostBox, Object, ObjectKind};
 use crate::util::{find_in_chain, guard, lock, slice};
 

@@ -12,11 +12,11 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::super::resources::store;
+use super::super::resources::desc::store;
+use super::layout::INVALID;
 use super::layout::{DescriptorSetLayout, SetLayout};
 use super::pipeline_layout::{PipelineLayout, PipelineLayoutInfo};
 use super::set::DescriptorSet;
-use super::INVALID;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, slice};
 

@@ -8,11 +8,11 @@ use vkgen_abi::vk_error;
 use vkgen_generated::recorder::Owned;
 use vkgen_generated::vk;
 
-use super::create::{base, lookup, Built};
-use super::{GraphicsPipeline, Pipeline};
+use super::object::{GraphicsPipeline, Pipeline};
+use super::shared::{base, lookup, Built};
 use crate::kit::descriptor::PipelineLayout;
 use crate::kit::render_pass::RenderPass;
-use crate::kit::resources::VendorData;
+use crate::kit::resources::desc::VendorData;
 use crate::kit::shader::{PipelineCache, ShaderStage};
 use crate::kit::state::graphics::{all_subsets, GraphicsState, RenderingFormats, Subsets};
 use crate::util::{find_in_chain, slice};

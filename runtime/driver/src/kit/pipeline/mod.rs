@@ -3,27 +3,30 @@
 //! `vkDestroyPipeline`.
 //!
 //! A pipeline keeps its create info deep-copied with the generated recorder's structure
-//! copier ([`Owned`]: the same fix-ups that copy a `vkCmd*`'s arguments), its stages resolved
-//! ([`ShaderStage::from_create_info`]: parsed module, entry point, workgroup size, bindings,
-//! specialization), its layout held by `Arc` (the application may destroy the
-//! `VkPipelineLayout` while the pipeline lives), and for graphics one compiled
-//! [`GraphicsState`]. Pointers the spec says are ignored (a state of a subset the pipeline does
-//! not provide, viewports that are dynamic, …) may be dangling, so they are nulled before the
-//! copy ([`graphics`]).
+//! copier ([`Owned`](vkgen_generated::recorder::Owned): the same fix-ups that copy a `vkCmd*`'s
+//! arguments), its stages resolved
+//! ([`ShaderStage::from_create_info`](crate::kit::shader::ShaderStage::from_create_info): parsed
+//! module, entry point, workgroup size, bindings, specialization), its layout held by `Arc` (the
+//! application may destroy the `VkPipelineLayout` while the pipeline lives), and for graphics one
+//! compiled
+//! [`GraphicsState`](crate::kit::state::GraphicsState). Pointers the spec says are ignored (a state
+//! of a subset the pipeline does not provide, viewports that are dynamic, …) may be dangling, so
+//! they are nulled before the copy ([`graphics`]).
 //!
 //! The spec's creation rules ([`create`]): every output is zeroed first; a failed element
 //! leaves its handle null and the others are still created unless
 //! `VK_PIPELINE_CREATE_EARLY_RETURN_ON_PIPELINE_COMPILE_FAILURE_BIT`;
 //! `VK_PIPELINE_CREATE_FAIL_ON_PIPELINE_COMPILE_REQUIRED_BIT` answers
 //! `VK_PIPELINE_COMPILE_REQUIRED` unless every stage was in the pipeline cache
-//! ([`PipelineCache::lookup_or_insert`] with [`ShaderStage::key`]); creation feedback reports
+//! ([`PipelineCache::lookup_or_insert`](crate::kit::shader::PipelineCache::lookup_or_insert)
+//! with [`ShaderStage::key`](crate::kit::shader::ShaderStage::key)); creation feedback reports
 //! `VALID` and `APPLICATION_PIPELINE_CACHE_HIT` when every stage hit. The flags are
 //! `VkPipelineCreateFlags2CreateInfoKHR`'s 64-bit ones when chained.
 //!
 //! Graphics pipeline libraries (`VK_EXT_graphics_pipeline_library`): a library provides the
 //! subsets its `VkGraphicsPipelineLibraryCreateInfoEXT` names; linking
 //! (`VkPipelineLibraryCreateInfoKHR`) merges the libraries' states by group and appends their
-//! stages ([`GraphicsState::merge`]).
+//! stages ([`GraphicsState::merge`](crate::kit::state::GraphicsState::merge)).
 //!
 //! The engine's part is [`Kit::compile_pipeline`]: called for every pipeline the kit built,
 //! before its handle is returned; an error fails that element (a CPU executor refusing an
@@ -31,140 +34,19 @@
 
 #![allow(clippy::missing_safety_doc)]
 
-use std::sync::Arc;
-
 use vkgen_generated::entries::EntryTable;
-use vkgen_generated::recorder::Owned;
 use vkgen_generated::vk;
 
 use super::api::Kit;
-use super::descriptor::PipelineLayoutInfo;
-use super::resources::VendorData;
-use super::shader::{PipelineCache, ShaderStage};
-use super::state::graphics::GraphicsState;
-use crate::handles::{destroy_object, Object, ObjectKind};
+use crate::handles::destroy_object;
 use crate::util::guard;
 
 pub mod create;
 pub mod graphics;
+pub(crate) mod object;
+mod shared;
 
-/// A compute pipeline.
-pub struct ComputePipeline {
-    pub stage: ShaderStage,
-    pub layout: Arc<PipelineLayoutInfo>,
-    /// `VkPipelineCreateFlags2` (the 32-bit flags widened, or the chained 64-bit ones).
-    pub flags: vk::PipelineCreateFlags2KHR,
-    /// The base pipeline of a derivative.
-    pub base: Option<vk::Pipeline>,
-    /// The create info, deep-copied (its handles are the application's: the module may be
-    /// destroyed by now; the resolved [`ComputePipeline::stage`] holds the code).
-    pub create_info: Owned<vk::ComputePipelineCreateInfo<'static>>,
-    pub vendor: VendorData,
-}
-
-/// A graphics pipeline or pipeline library.
-pub struct GraphicsPipeline {
-    /// Its own stages, then those of the libraries it links, in library order.
-    pub stages: Vec<ShaderStage>,
-    /// Its layout, or the first linked library's when it names none.
-    pub layout: Option<Arc<PipelineLayoutInfo>>,
-    pub state: GraphicsState,
-    pub flags: vk::PipelineCreateFlags2KHR,
-    pub base: Option<vk::Pipeline>,
-    /// The linked libraries' handles (each was alive at creation; the state and stages are
-    /// copied, so the libraries may be destroyed afterwards).
-    pub libraries: Vec<vk::Pipeline>,
-    /// The create info with ignored pointers nulled, deep-copied.
-    pub create_info: Owned<vk::GraphicsPipelineCreateInfo<'static>>,
-    pub vendor: VendorData,
-}
-
-impl GraphicsPipeline {
-    /// Whether it was created as a library (`VK_PIPELINE_CREATE_LIBRARY_BIT_KHR`).
-    pub fn is_library(&self) -> bool {
-        self.flags.contains(vk::PipelineCreateFlags2KHR::LIBRARY)
-    }
-
-    /// The stage of `stage`, if the pipeline has one.
-    pub fn stage(&self, stage: vk::ShaderStageFlags) -> Option<&ShaderStage> {
-        self.stages.iter().find(|s| s.stage == stage)
-    }
-}
-
-/// A `VkPipeline` of the kit.
-// One heap object per pipeline (`create_object`): the variants' size difference costs no copies.
-#[allow(clippy::large_enum_variant)]
-pub enum Pipeline {
-    Compute(ComputePipeline),
-    Graphics(GraphicsPipeline),
-}
-
-impl ObjectKind for Pipeline {
-    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::PIPELINE;
-}
-
-impl Pipeline {
-    /// The pipeline behind `h`.
-    ///
-    /// # Safety
-    /// `h` is null or a live `VkPipeline` of a driver with the component on.
-    pub unsafe fn from_handle<'a>(h: vk::Pipeline) -> Option<&'a Pipeline> {
-        // SAFETY: the caller promises a null or live handle; `from_handle` checks the type.
-        unsafe { Object::<Pipeline>::from_handle(h) }.map(|o| &**o)
-    }
-
-    pub fn bind_point(&self) -> vk::PipelineBindPoint {
-        match self {
-            Pipeline::Compute(_) => vk::PipelineBindPoint::COMPUTE,
-            Pipeline::Graphics(_) => vk::PipelineBindPoint::GRAPHICS,
-        }
-    }
-
-    pub fn layout(&self) -> Option<&Arc<PipelineLayoutInfo>> {
-        match self {
-            Pipeline::Compute(c) => Some(&c.layout),
-            Pipeline::Graphics(g) => g.layout.as_ref(),
-        }
-    }
-
-    pub fn compute(&self) -> Option<&ComputePipeline> {
-        match self {
-            Pipeline::Compute(c) => Some(c),
-            Pipeline::Graphics(_) => None,
-        }
-    }
-
-    pub fn graphics(&self) -> Option<&GraphicsPipeline> {
-        match self {
-            Pipeline::Graphics(g) => Some(g),
-            Pipeline::Compute(_) => None,
-        }
-    }
-
-    pub fn vendor(&self) -> &VendorData {
-        match self {
-            Pipeline::Compute(c) => &c.vendor,
-            Pipeline::Graphics(g) => &g.vendor,
-        }
-    }
-
-    /// Every stage the pipeline runs.
-    pub fn stages(&self) -> &[ShaderStage] {
-        match self {
-            Pipeline::Compute(c) => std::slice::from_ref(&c.stage),
-            Pipeline::Graphics(g) => &g.stages,
-        }
-    }
-}
-
-/// The cache behind a create call's `pipelineCache`, if any.
-///
-/// # Safety
-/// `cache` is null or a live `VkPipelineCache` of this driver.
-unsafe fn cache_of<'a>(cache: vk::PipelineCache) -> Option<&'a PipelineCache> {
-    // SAFETY: the caller's null or live handle.
-    unsafe { PipelineCache::from_handle(cache) }
-}
+pub use object::{ComputePipeline, GraphicsPipeline, Pipeline};
 
 /// [`vkDestroyPipeline`](https://registry.khronos.org/vulkan/specs/latest/man/html/vkDestroyPipeline.html)
 unsafe extern "system" fn destroy_pipeline(

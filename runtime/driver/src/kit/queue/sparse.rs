@@ -10,8 +10,10 @@
 
 use vkgen_generated::vk;
 
-use super::{enqueue, Batch, Queue, Signal, Submission};
+use super::batch::{Batch, Signal, Submission};
+use super::submit::enqueue;
 use crate::kit::api::Kit;
+use crate::kit::objects::Queue;
 use crate::kit::sync::{fence, semaphore};
 use crate::util::{guard, slice};
 

@@ -29,9 +29,9 @@ use std::thread::JoinHandle;
 
 use vkgen_generated::vk;
 
-use super::{Batch, Completion};
+use super::batch::{Batch, Completion};
 use crate::kit::api::Kit;
-use crate::kit::command::CommandBuffer;
+use crate::kit::command::object::CommandBuffer;
 use crate::util::lock;
 
 type Work = Box<dyn FnOnce() + Send + 'static>;
@@ -146,7 +146,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
-    use super::super::{CompletionInner, Shared};
+    use super::super::batch::{CompletionInner, Shared};
     use super::*;
 
     /// A completion of a queue state of its own.

@@ -5,8 +5,8 @@
 //! its hooks, reached through [`Driver::fallback`] (`#[driver(kit)]` makes that the kit's
 //! assembled map; with [`Kit::RECORD_COMMANDS`] the generated recorder, which deep-copies them
 //! into the recording exactly as it copies an application's call). The render pass component
-//! asks the driver, not the assembly above it, for the map. So the engine replays dynamic rendering and
-//! never sees a render pass.
+//! asks the driver, not the assembly above it, for the map. So the engine replays dynamic rendering
+//! and never sees a render pass.
 
 use vkgen_generated::commands::CommandId;
 use vkgen_generated::driver::Driver;
@@ -18,7 +18,8 @@ use super::layouts::Layouts;
 use super::pass::RenderPass;
 use super::state::{ActivePass, AttachmentState, Op, ViewTarget, MAX_VIEWS};
 use crate::kit::api::Kit;
-use crate::kit::command::CommandBuffer;
+use crate::kit::command::object::CommandBuffer;
+use crate::kit::resources::{Image, ImageView};
 use crate::util::{find_in_chain, guard, lock, slice};
 
 /// A render pass of a driver that cannot run what it becomes (no hook, no recorder).
@@ -259,4 +260,30 @@ pub unsafe extern "system" fn cmd_end_render_pass2<D: Kit>(
             })
         }
     })
+}
+
+// Here, beside the pass commands that use it, rather than with the type: reading the kit's
+// image objects would make the pass state (which command buffers hold) depend on them.
+impl ViewTarget {
+    /// The view's image and range, or `None` when `view` is no kit image view (the engine
+    /// then gets no barriers for it: there is no image to name).
+    ///
+    /// # Safety
+    /// `view` is null or a live image view of this driver.
+    pub unsafe fn of(view: vk::ImageView) -> Option<ViewTarget> {
+        // SAFETY: the caller's live (or null) view; the image outlives its views.
+        let v = unsafe { ImageView::from_handle(view) }?;
+        // SAFETY: a view's image is live while the view is (valid usage of vkDestroyImage).
+        let image = unsafe { Image::from_handle(v.image) };
+        let base_mip = v.subresource_range.base_mip_level;
+        let depth_slices = image
+            .filter(|i| i.desc.image_type == vk::ImageType::TYPE_3D)
+            .map(|i| (i.desc.extent.depth >> base_mip).max(1));
+        Some(ViewTarget {
+            image: v.image,
+            base_mip,
+            base_layer: v.subresource_range.base_array_layer,
+            depth_slices,
+        })
+    }
 }

@@ -116,7 +116,7 @@ pub(super) unsafe extern "system" fn create_framebuffer(
             // SAFETY: its arrays and chain are valid with it.
             let fb = unsafe { Framebuffer::from_create_info(info) };
             // SAFETY: the application's allocator and output pointer (-pAllocator-, -pFramebuffer-parameter).
-            unsafe { super::super::resources::store(fb, p_allocator, p_framebuffer) }
+            unsafe { super::super::resources::desc::store(fb, p_allocator, p_framebuffer) }
         },
     )
 }

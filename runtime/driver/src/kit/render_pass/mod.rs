@@ -4,9 +4,9 @@
 //! `vkCmdPipelineBarrier2`, and the kit answers every render-pass command with them.
 //!
 //! * Objects: `vkCreateRenderPass` (read as the `VkRenderPassCreateInfo2` it means,
-//!   [`pass_from_create_info`]), `vkCreateRenderPass2`, `vkDestroyRenderPass`, `vkGetRenderAreaGranularity`
-//!   and `vkGetRenderingAreaGranularity` (1×1), framebuffers incl. imageless ones
-//!   ([`Framebuffer`]). [`RenderPass::subpass_rendering`] gives a subpass's
+//!   [`pass_from_create_info`]), `vkCreateRenderPass2`, `vkDestroyRenderPass`,
+//!   `vkGetRenderAreaGranularity` and `vkGetRenderingAreaGranularity` (1×1), framebuffers incl.
+//!   imageless ones ([`Framebuffer`]). [`RenderPass::subpass_rendering`] gives a subpass's
 //!   `VkPipelineRenderingCreateInfo` equivalent (the pipelines of a render pass use it), and
 //!   a secondary command buffer continuing a subpass begins as one inheriting dynamic
 //!   rendering ([`with_inheritance_rendering`]).
@@ -36,8 +36,8 @@
 //!   Depth and stencil resolves take `VkSubpassDescriptionDepthStencilResolve`'s modes, each
 //!   only when the resolve target has the aspect.
 //! * **Depth/stencil.** The depth attachment is present when the format has depth, the stencil
-//!   attachment when it has stencil, each with its own layout (`VkAttachmentReferenceStencilLayout`)
-//!   and load/store ops.
+//!   attachment when it has stencil, each with its own layout
+//!   (`VkAttachmentReferenceStencilLayout`) and load/store ops.
 //! * **Layouts.** Tracked per attachment and view, starting at the initial layouts
 //!   (`VkAttachmentDescriptionStencilLayout` for stencil). Before each subpass, every
 //!   attachment it uses goes to the reference's layout; at the end of the pass, every
@@ -74,7 +74,7 @@ mod inheritance;
 pub mod layouts;
 mod objects;
 mod pass;
-mod state;
+pub(crate) mod state;
 mod subpass;
 
 use vkgen_generated::entries::EntryTable;
@@ -86,7 +86,6 @@ pub use inheritance::{inheritance_rendering, with_inheritance_rendering};
 pub use pass::{
     Attachment, Dependency, Pass, RenderPass, Subpass, SubpassAttachment, SubpassRendering,
 };
-pub(crate) use state::ActivePass;
 
 use super::api::Kit;
 

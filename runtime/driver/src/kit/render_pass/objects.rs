@@ -24,7 +24,7 @@ unsafe fn store(
     match pass {
         // SAFETY: the caller's allocator and output pointer.
         Ok(pass) => unsafe {
-            super::super::resources::store(
+            super::super::resources::desc::store(
                 RenderPass {
                     pass: Arc::new(pass),
                 },

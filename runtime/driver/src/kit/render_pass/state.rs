@@ -12,7 +12,6 @@ use vkgen_generated::vk;
 
 use super::layouts::Layouts;
 use super::pass::Pass;
-use crate::kit::resources::{Image, ImageView};
 
 /// Multiview's view limit: one layout slot per view.
 pub const MAX_VIEWS: usize = 32;
@@ -75,30 +74,6 @@ pub struct ViewTarget {
     pub base_layer: u32,
     /// A 3D image: transitions cover the whole mip level, tracked as one view.
     pub depth_slices: Option<u32>,
-}
-
-impl ViewTarget {
-    /// The view's image and range, or `None` when `view` is no kit image view (the engine
-    /// then gets no barriers for it: there is no image to name).
-    ///
-    /// # Safety
-    /// `view` is null or a live image view of this driver.
-    pub unsafe fn of(view: vk::ImageView) -> Option<ViewTarget> {
-        // SAFETY: the caller's live (or null) view; the image outlives its views.
-        let v = unsafe { ImageView::from_handle(view) }?;
-        // SAFETY: a view's image is live while the view is (valid usage of vkDestroyImage).
-        let image = unsafe { Image::from_handle(v.image) };
-        let base_mip = v.subresource_range.base_mip_level;
-        let depth_slices = image
-            .filter(|i| i.desc.image_type == vk::ImageType::TYPE_3D)
-            .map(|i| (i.desc.extent.depth >> base_mip).max(1));
-        Some(ViewTarget {
-            image: v.image,
-            base_mip,
-            base_layer: v.subresource_range.base_array_layer,
-            depth_slices,
-        })
-    }
 }
 
 /// One attachment of the pass instance.

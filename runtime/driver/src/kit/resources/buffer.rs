@@ -10,7 +10,8 @@ use vkgen_generated::vk;
 
 use super::super::api::Kit;
 use super::super::objects::Device;
-use super::{bind_checked, bound_host_ptr, store, BufferDesc, VendorData};
+use super::desc::{store, BufferDesc, VendorData};
+use super::device_memory::{bind_checked, bound_host_ptr};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{find_in_chain, for_each_out, guard, slice};
 

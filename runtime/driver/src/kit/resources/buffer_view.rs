@@ -6,7 +6,8 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::{store, Buffer, VendorData};
+use super::buffer::Buffer;
+use super::desc::{store, VendorData};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::kit::format;
 use crate::util::guard;

@@ -2,9 +2,13 @@
 //! format layouts, the physical device's heap accounting, the vendor's requirement hooks): a
 //! leaf, so that what only needs the data does not depend on the objects.
 
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use vkgen_generated::vk;
+
+use crate::handles::{create_object, ObjectKind};
 
 /// Bytes allocated per memory heap of a physical device (`VK_MAX_MEMORY_HEAPS` counters).
 #[derive(Default)]
@@ -55,4 +59,41 @@ pub struct ImageDesc {
     pub samples: vk::SampleCountFlags,
     pub tiling: vk::ImageTiling,
     pub usage: vk::ImageUsageFlags,
+}
+
+/// Stores `value` as a new object and its handle through `out`.
+///
+/// # Safety
+/// `p_allocator` is null or valid callbacks; `out` is valid for a write.
+pub(crate) unsafe fn store<T: ObjectKind, H: vk::Handle>(
+    value: T,
+    p_allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+) -> vk::Result {
+    // SAFETY: the caller's allocator.
+    match unsafe { create_object(value, p_allocator) } {
+        Ok(h) => {
+            // SAFETY: the caller's output pointer.
+            unsafe { out.write(H::from_raw(h)) };
+            vk::Result::SUCCESS
+        }
+        Err(e) => e,
+    }
+}
+
+/// The vendor's data on a resource object: set once (usually right after creation, from the
+/// vendor's own code), read back by type.
+#[derive(Default)]
+pub struct VendorData(OnceLock<Box<dyn Any + Send + Sync>>);
+
+impl VendorData {
+    /// Attaches `data`; `false` (and `data` dropped) if data was attached already.
+    pub fn set<T: Any + Send + Sync>(&self, data: T) -> bool {
+        self.0.set(Box::new(data)).is_ok()
+    }
+
+    /// The attached data, if it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.get().and_then(|b| b.downcast_ref())
+    }
 }

@@ -20,7 +20,7 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::{store, VendorData};
+use super::desc::{store, VendorData};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, lock};
 

@@ -38,12 +38,16 @@ use super::super::hardware_buffer::{
     allocation_size, usage_of_image, ExportTarget, HardwareBufferAllocation,
 };
 use super::super::objects::Device;
-use super::image::{linear_layout, LinearLayout};
-use super::memory::{self, Dedicated, DeviceMemory};
-use super::{Image, ImageDesc};
+use super::desc::ImageDesc;
+use super::device_memory::{self, memory_type, Dedicated, DeviceMemory, OwnedMemory};
+use super::image_object::Image;
 use crate::gralloc::{map_gralloc_err, Buffer, BufferOp};
-use crate::handles::{create_object, destroy_object};
-use crate::hardware_buffer::HardwareBufferRef;
+use crate::handles::create_object;
+use crate::kit::format::layout::{linear_layout, LinearLayout};
+
+/// The default of [`Kit::memory_hardware_buffer`](crate::kit::Kit::memory_hardware_buffer) (it
+/// reads the memory object only).
+pub use super::device_memory::memory_hardware_buffer;
 
 /// `vkAllocateMemory`'s `AHardwareBuffer` paths: `None` when the allocation involves no buffer
 /// (or the driver has no [`Kit::HARDWARE_BUFFERS`]), else the memory on the buffer's pages.
@@ -64,7 +68,7 @@ pub(super) unsafe fn hardware_buffer_memory<D: Kit>(
         Err(e) => return Some(Err(e)),
     };
     // SAFETY: the same valid chain, read for its `VkMemoryDedicatedAllocateInfo`.
-    let dedicated = unsafe { memory::dedicated(info) };
+    let dedicated = unsafe { device_memory::dedicated(info) };
     Some(on_hardware_buffer(
         dev,
         info.memory_type_index,
@@ -79,7 +83,7 @@ fn on_hardware_buffer<D: Kit>(
     allocation: HardwareBufferAllocation,
     dedicated: Option<Dedicated>,
 ) -> Result<DeviceMemory, vk::Result> {
-    let ty = memory::memory_type(dev, type_index)?;
+    let ty = memory_type(dev, type_index)?;
     let allowed = D::hardware_buffer_memory_type_bits(dev.physical());
     if allowed & (1 << type_index) == 0 {
         return Err(vk_error!(
@@ -114,28 +118,6 @@ fn export_target(image: vk::Image, size: u64) -> ExportTarget {
             usage: usage_of_image(i.desc.usage, i.desc.flags),
         },
         None => ExportTarget::Blob { size },
-    }
-}
-
-/// The `AHardwareBuffer` behind a kit memory (the default of [`Kit::memory_hardware_buffer`]).
-///
-/// # Safety
-/// `memory` is null or a live `VkDeviceMemory` of a driver with the resource objects on.
-pub unsafe fn memory_hardware_buffer(memory: vk::DeviceMemory) -> Option<HardwareBufferRef> {
-    // SAFETY: the caller's null or live handle; `from_handle` checks the type.
-    unsafe { DeviceMemory::from_handle(memory) }?
-        .hardware_buffer()
-        .cloned()
-}
-
-/// A memory object an image owns (a native-buffer image's): destroyed with the image.
-pub(super) struct OwnedMemory(vk::DeviceMemory);
-
-impl Drop for OwnedMemory {
-    fn drop(&mut self) {
-        // SAFETY: made by `bind_native_buffer` for one image alone, whose binding is the only
-        // other reference; that image is being dropped, so nothing uses the memory.
-        unsafe { destroy_object::<DeviceMemory>(vk::Handle::as_raw(self.0)) };
     }
 }
 

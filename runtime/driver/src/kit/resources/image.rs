@@ -12,68 +12,15 @@ use vkgen_generated::vk;
 use super::super::api::Kit;
 use super::super::objects::Device;
 use super::buffer::write_requirements2;
-use super::{bind_checked, bound_host_ptr, external, store, ImageDesc, VendorData};
+use super::desc::{store, ImageDesc, VendorData};
+use super::device_memory::bind_checked;
+use super::external;
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::kit::native_buffer::{native_buffer_import, native_buffer_of};
 use crate::util::{find_in_chain, guard, slice};
 
+pub use super::image_object::Image;
 pub use crate::kit::format::layout::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
-
-/// Alignment of an image's memory and of each of its subresources.
-pub(super) const ALIGNMENT: u64 = crate::kit::format::layout::ALIGNMENT;
-
-/// A `VkImage` of the kit.
-pub struct Image {
-    pub desc: ImageDesc,
-    pub layout: LinearLayout,
-    pub requirements: vk::MemoryRequirements,
-    pub(super) binding: OnceLock<(vk::DeviceMemory, u64)>,
-    /// The memory a native-buffer image is bound to, which it owns ([`external`]).
-    pub(super) own_memory: OnceLock<external::OwnedMemory>,
-    pub vendor: VendorData,
-}
-
-impl ObjectKind for Image {
-    const OBJECT_TYPE: vk::ObjectType = vk::ObjectType::IMAGE;
-}
-
-impl Image {
-    /// The image behind `h`.
-    ///
-    /// # Safety
-    /// `h` is null or a live `VkImage` of a driver with the component on.
-    pub unsafe fn from_handle<'a>(h: vk::Image) -> Option<&'a Image> {
-        // SAFETY: the caller promises a null or live handle; `from_handle` checks the type.
-        unsafe { Object::<Image>::from_handle(h) }.map(|o| &**o)
-    }
-
-    /// `(memory, offset)` the image is bound to.
-    pub fn binding(&self) -> Option<(vk::DeviceMemory, u64)> {
-        self.binding.get().copied()
-    }
-
-    /// The host address of the image's first byte (its [`LinearLayout`] starts there), once
-    /// bound.
-    pub fn host_ptr(&self) -> Option<*mut u8> {
-        bound_host_ptr(&self.binding)
-    }
-
-    /// The layout of one subresource (its COLOR or depth/stencil aspect: the whole level).
-    pub fn subresource(&self, mip_level: u32, array_layer: u32) -> vk::SubresourceLayout {
-        self.layout
-            .subresource(vk::ImageAspectFlags::COLOR, mip_level, array_layer)
-    }
-
-    /// The layout of one aspect of a subresource: a plane's for PLANE_i.
-    pub fn aspect_subresource(
-        &self,
-        aspect: vk::ImageAspectFlags,
-        mip_level: u32,
-        array_layer: u32,
-    ) -> vk::SubresourceLayout {
-        self.layout.subresource(aspect, mip_level, array_layer)
-    }
-}
 
 fn describe(i: &vk::ImageCreateInfo<'_>) -> ImageDesc {
     ImageDesc {

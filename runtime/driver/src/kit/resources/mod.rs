@@ -16,191 +16,35 @@
 //! heap, and an allocation that would overrun the heap's size fails with
 //! `VK_ERROR_OUT_OF_DEVICE_MEMORY`, as on hardware.
 
-use std::any::Any;
-use std::sync::OnceLock;
-
-use vkgen_abi::vk_error;
-
 use vkgen_generated::entries::EntryTable;
-use vkgen_generated::vk;
 
 use super::api::Kit;
-use crate::handles::{create_object, ObjectKind};
 
 pub mod address;
 mod buffer;
 mod buffer_view;
+pub(crate) mod defaults;
 pub(crate) mod desc;
+pub(crate) mod device_memory;
 pub mod event;
 pub mod external;
 mod image;
+mod image_object;
 mod memory;
 mod query;
 mod ycbcr;
 
 pub use buffer::Buffer;
 pub use buffer_view::BufferView;
-pub use desc::{BufferDesc, HeapUsage, ImageDesc};
+pub use defaults::{default_buffer_requirements, default_image_requirements, fill_memory_budget};
+pub use desc::{BufferDesc, HeapUsage, ImageDesc, VendorData};
+pub use device_memory::{Dedicated, DeviceMemory};
 pub use event::Event;
 /// The packed linear layout of kit images (defined in [`crate::kit::format::layout`]).
 pub use image::{linear_layout, LevelLayout, LinearLayout, PlaneLayout};
 pub use image::{Image, ImageView, Sampler};
-pub use memory::{Dedicated, DeviceMemory};
 pub use query::{timestamp_now, PrivateDataSlot, QueryPool};
 pub use ycbcr::{SamplerYcbcrConversion, YcbcrState};
-
-/// Stores `value` as a new object and its handle through `out`.
-///
-/// # Safety
-/// `p_allocator` is null or valid callbacks; `out` is valid for a write.
-pub(super) unsafe fn store<T: ObjectKind, H: vk::Handle>(
-    value: T,
-    p_allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut H,
-) -> vk::Result {
-    // SAFETY: the caller's allocator.
-    match unsafe { create_object(value, p_allocator) } {
-        Ok(h) => {
-            // SAFETY: the caller's output pointer.
-            unsafe { out.write(H::from_raw(h)) };
-            vk::Result::SUCCESS
-        }
-        Err(e) => e,
-    }
-}
-
-/// Binds an object of `size` bytes with requirements `req` to `memory` at `offset`, after the
-/// spec's checks (alignment, range, memory type, bound once); `what` names the object in the
-/// log. Invalid usage has no required result; `VK_ERROR_OUT_OF_DEVICE_MEMORY` is the one the
-/// bind commands may return.
-pub(super) fn bind_checked(
-    binding: &OnceLock<(vk::DeviceMemory, u64)>,
-    req: &vk::MemoryRequirements,
-    what: &str,
-    memory: vk::DeviceMemory,
-    offset: u64,
-) -> vk::Result {
-    // SAFETY: the application's memory handle (the bind command's -memory-parameter VUID);
-    // checked by type.
-    let Some(m) = (unsafe { DeviceMemory::from_handle(memory) }) else {
-        return vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "{what}: not memory of this driver"
-        );
-    };
-    if !offset.is_multiple_of(req.alignment.max(1))
-        || offset > m.size
-        || req.size > m.size - offset
-        || req.memory_type_bits & (1 << m.type_index) == 0
-    {
-        return vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "{what} of {} bytes (alignment {}, types {:#x}) does not fit memory type {} of {} bytes at {offset}",
-            req.size,
-            req.alignment,
-            req.memory_type_bits,
-            m.type_index,
-            m.size
-        );
-    }
-    if binding.set((memory, offset)).is_err() {
-        return vk_error!(
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-            "{what} already bound"
-        );
-    }
-    vk::Result::SUCCESS
-}
-
-/// The host address `offset` bytes into the memory of `binding`, once bound.
-fn bound_host_ptr(binding: &OnceLock<(vk::DeviceMemory, u64)>) -> Option<*mut u8> {
-    let &(memory, offset) = binding.get()?;
-    // SAFETY: an object's memory outlives its use by the API's rules
-    // (VUID-vkFreeMemory-memory-00677); the handle was checked at bind time.
-    let m = unsafe { DeviceMemory::from_handle(memory) }?;
-    // SAFETY: `bind_checked` checked `offset + size <= memory size`.
-    Some(unsafe { m.host_ptr().add(offset as usize) })
-}
-
-/// The vendor's data on a resource object: set once (usually right after creation, from the
-/// vendor's own code), read back by type.
-#[derive(Default)]
-pub struct VendorData(OnceLock<Box<dyn Any + Send + Sync>>);
-
-impl VendorData {
-    /// Attaches `data`; `false` (and `data` dropped) if data was attached already.
-    pub fn set<T: Any + Send + Sync>(&self, data: T) -> bool {
-        self.0.set(Box::new(data)).is_ok()
-    }
-
-    /// The attached data, if it is a `T`.
-    pub fn get<T: Any>(&self) -> Option<&T> {
-        self.0.get().and_then(|b| b.downcast_ref())
-    }
-}
-
-/// The kit's default [`Kit::buffer_requirements`]: the size rounded up to a 256-byte alignment
-/// (at least every minimum offset alignment a 1.x device may report), any memory type.
-pub fn default_buffer_requirements(
-    memory: &vk::PhysicalDeviceMemoryProperties,
-    desc: &BufferDesc,
-) -> vk::MemoryRequirements {
-    const ALIGNMENT: u64 = 256;
-    vk::MemoryRequirements {
-        size: desc.size.div_ceil(ALIGNMENT).saturating_mul(ALIGNMENT),
-        alignment: ALIGNMENT,
-        memory_type_bits: all_types(memory),
-    }
-}
-
-/// The kit's default [`Kit::image_requirements`]: the packed linear layout of
-/// [`linear_layout`] (every tiling: a CPU device has no other), any memory type.
-pub fn default_image_requirements(
-    memory: &vk::PhysicalDeviceMemoryProperties,
-    desc: &ImageDesc,
-) -> vk::MemoryRequirements {
-    vk::MemoryRequirements {
-        size: image::linear_layout(desc).total,
-        alignment: image::ALIGNMENT,
-        memory_type_bits: all_types(memory),
-    }
-}
-
-fn all_types(memory: &vk::PhysicalDeviceMemoryProperties) -> u32 {
-    match memory.memory_type_count {
-        0 => 0,
-        n if n >= 32 => u32::MAX,
-        n => (1u32 << n) - 1,
-    }
-}
-
-/// Fills `s` if it is a `VkPhysicalDeviceMemoryBudgetPropertiesEXT`: each heap's size as its
-/// budget, the bytes the process allocated from it through the kit as its usage (zero for a
-/// driver with its own memory objects: override [`Kit::fill_extension_structure`] then).
-pub fn fill_memory_budget<D: Kit>(
-    physical: &super::objects::PhysicalDevice<D>,
-    s: &mut vk::BaseOutStructure<'_>,
-) {
-    if s.s_type != vk::StructureType::PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT {
-        return;
-    }
-    let budget = std::ptr::from_mut(s).cast::<vk::PhysicalDeviceMemoryBudgetPropertiesEXT<'_>>();
-    // SAFETY: the sType says this structure is a `VkPhysicalDeviceMemoryBudgetPropertiesEXT`,
-    // which starts with the same two members as `VkBaseOutStructure`.
-    let budget = unsafe { &mut *budget };
-    let heaps = physical
-        .memory
-        .memory_heap_count
-        .min(vk::MAX_MEMORY_HEAPS as u32) as usize;
-    for i in 0..heaps {
-        budget.heap_budget[i] = physical.memory.memory_heaps[i].size;
-        budget.heap_usage[i] = physical.heaps.used(i);
-    }
-    for i in heaps..vk::MAX_MEMORY_HEAPS {
-        budget.heap_budget[i] = 0;
-        budget.heap_usage[i] = 0;
-    }
-}
 
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in.
 pub fn entries<D: Kit>() -> EntryTable {

@@ -10,7 +10,7 @@ use vkgen_abi::vk_error;
 use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
-use super::VendorData;
+use super::desc::{store, VendorData};
 use crate::handles::{destroy_object, Object, ObjectKind};
 use crate::util::{guard, lock};
 
@@ -63,8 +63,9 @@ impl QueryPool {
         unsafe { Object::<QueryPool>::from_handle(h) }.map(|o| &**o)
     }
 
-    /// Makes `query` available with `values` (as many as [`values_per_query`](Self::values_per_query);
-    /// fewer leave the rest 0). Out-of-range queries are ignored.
+    /// Makes `query` available with `values` (as many as
+    /// [`values_per_query`](Self::values_per_query); fewer leave the rest 0). Out-of-range queries
+    /// are ignored.
     pub fn write(&self, query: u32, values: &[u64]) {
         let n = self.values_per_query as usize;
         let mut r = lock(&self.results);
@@ -132,7 +133,7 @@ unsafe extern "system" fn create_query_pool(
             };
             // SAFETY: the application's allocator and output pointer (the command's
             // -pAllocator- and output -parameter VUIDs).
-            unsafe { super::store(pool, p_allocator, p_pool) }
+            unsafe { store(pool, p_allocator, p_pool) }
         },
     )
 }
@@ -297,7 +298,7 @@ unsafe extern "system" fn create_private_data_slot(
             };
             // SAFETY: the application's allocator and output pointer (the command's
             // -pAllocator- and output -parameter VUIDs).
-            unsafe { super::store(slot, p_allocator, p_slot) }
+            unsafe { store(slot, p_allocator, p_slot) }
         },
     )
 }

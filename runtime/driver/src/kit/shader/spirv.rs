@@ -1,8 +1,8 @@
 //! [`SpirvModule`]: a SPIR-V binary, validated once (`binary`), with its instruction
 //! stream and what reflection needs from it.
 //!
-//! [`SpirvModule::instructions`] cannot fail: each [`Instruction`](super::Instruction) is an opcode and its operand
-//! words, in module order, which is how a CPU executor walks the code
+//! [`SpirvModule::instructions`] cannot fail: each [`Instruction`](super::Instruction) is an opcode
+//! and its operand words, in module order, which is how a CPU executor walks the code
 //! (`spirv_headers::Op::from_u32(opcode)` names it). Reflection
 //! (`facts`, and `spirq` for types and descriptors) runs once here too, with the
 //! module's default specialization, so a module `spirq` cannot read fails at
@@ -89,7 +89,7 @@ impl SpirvModule {
     }
 
     /// The module's entry points: name and execution model, in declaration order.
-    pub fn entry_points(&self) -> impl Iterator<Item = (&str, super::ExecutionModel)> {
+    pub fn entry_points(&self) -> impl Iterator<Item = (&str, spirq::spirv::ExecutionModel)> {
         self.facts
             .entry_points
             .iter()

@@ -8,10 +8,11 @@
 //! and redone only when the stage specializes a constant the module declares.
 //!
 //! Errors: a missing entry point (VUID-VkPipelineShaderStageCreateInfo-pName-00707), a bad
-//! specialization (VUID-VkSpecializationInfo-offset-00773, VUID-VkSpecializationMapEntry-constantID-00776)
-//! or bad inline SPIR-V are invalid usage with no dedicated result; `VK_ERROR_UNKNOWN` is the
-//! one every pipeline-creation command may return for them ("the application has provided
-//! invalid input"), never `VK_ERROR_INVALID_SHADER_NV` (an NV extension's).
+//! specialization (VUID-VkSpecializationInfo-offset-00773,
+//! VUID-VkSpecializationMapEntry-constantID-00776) or bad inline SPIR-V are invalid usage with no
+//! dedicated result; `VK_ERROR_UNKNOWN` is the one every pipeline-creation command may return for
+//! them ("the application has provided invalid input"), never `VK_ERROR_INVALID_SHADER_NV` (an NV
+//! extension's).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -19,12 +20,13 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 use spirq::entry_point::EntryPoint;
 use spirq::prelude::{ConstantValue, DescriptorType, Variable};
+use spirq::spirv::ExecutionModel;
 use vkgen_abi::vk_error;
 use vkgen_generated::vk;
 
+use super::module::ShaderModule;
 use super::reflect::reflect;
 use super::spirv::SpirvModule;
-use super::{ExecutionModel, ShaderModule};
 use crate::util::{find_in_chain, slice};
 
 /// One resource binding a stage uses, as the shader declares it (the layout may make a

@@ -15,7 +15,8 @@
 //!   one queue orders a wait on another even while the signal is still pending. A fence is
 //!   "signalled", "lost" or a pending sync file.
 //! * **Payloads** ([`payload`]): what a wait waits for implements [`payload::Payload`] — the
-//!   CPU counter, a sync file ([`NativeFence`]), or a vendor's hardware sync.
+//!   CPU counter, a sync file ([`NativeFence`](crate::sync_fd::NativeFence)), or a vendor's
+//!   hardware sync.
 //! * **Host waits** (`vkWaitForFences`, `vkWaitSemaphores`, any/all, with their timeouts)
 //!   sleep on one process-wide notifier that every CPU signal bumps; sync files are polled.
 //!   A failed batch leaves its semaphores and fence lost: waits answer
@@ -42,27 +43,9 @@ use vkgen_generated::entries::EntryTable;
 use vkgen_generated::vk;
 
 use super::api::Kit;
-use crate::sync_fd::NativeFence;
-pub use object::{fence, semaphore, Fence, FenceCore, Semaphore, SemaphoreCore, WaitPoint};
-
-/// `NativeBuffers::signal_on_native_fence` over the component's objects: each copy becomes the
-/// (temporary) payload of its object.
-pub fn signal_on_native_fence(
-    semaphore: vk::Semaphore,
-    semaphore_fence: Option<NativeFence>,
-    fence: vk::Fence,
-    fence_fence: Option<NativeFence>,
-) -> Result<(), vk::Result> {
-    // SAFETY: `vkAcquireImageANDROID` passes null or live handles of this device.
-    let (sem, fen) = unsafe { (self::semaphore(semaphore), self::fence(fence)) };
-    if let (Some(s), Some(f)) = (sem, semaphore_fence) {
-        s.set_temporary(f);
-    }
-    if let (Some(fen), Some(f)) = (fen, fence_fence) {
-        fen.import(f);
-    }
-    Ok(())
-}
+pub use object::{
+    fence, semaphore, signal_on_native_fence, Fence, FenceCore, Semaphore, SemaphoreCore, WaitPoint,
+};
 
 /// The component as a table (see [`super::entries`]), empty unless the driver opted in.
 pub fn entries<D: Kit>() -> EntryTable {

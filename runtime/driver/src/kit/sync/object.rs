@@ -289,3 +289,22 @@ pub unsafe fn semaphore<'a>(h: vk::Semaphore) -> Option<&'a Semaphore> {
     // semaphores, which is what the typed lookup (signature checked) needs.
     unsafe { Object::<Semaphore>::from_handle(h) }.map(|o| &**o)
 }
+
+/// `NativeBuffers::signal_on_native_fence` over the component's objects: each copy becomes the
+/// (temporary) payload of its object.
+pub fn signal_on_native_fence(
+    semaphore: vk::Semaphore,
+    semaphore_fence: Option<NativeFence>,
+    fence: vk::Fence,
+    fence_fence: Option<NativeFence>,
+) -> Result<(), vk::Result> {
+    // SAFETY: `vkAcquireImageANDROID` passes null or live handles of this device.
+    let (sem, fen) = unsafe { (self::semaphore(semaphore), self::fence(fence)) };
+    if let (Some(s), Some(f)) = (sem, semaphore_fence) {
+        s.set_temporary(f);
+    }
+    if let (Some(fen), Some(f)) = (fen, fence_fence) {
+        fen.import(f);
+    }
+    Ok(())
+}

@@ -298,6 +298,11 @@ impl<'a> ImageMem<'a> {
     }
 }
 
+/// Logs a region (or, at 0, the command) the kit drops.
+pub(super) fn dropped(what: &str, region: usize, why: &str) {
+    log::warn!("{what}: region {region} dropped by the kit's host transfer: {why}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,8 +11,8 @@
 
 use vkgen_generated::vk;
 
+use super::access::dropped;
 use super::access::{self, bits, Aspect, ImageMem};
-use super::dropped;
 use crate::kit::format::{pack_color, unpack_color, NumericFormat};
 
 /// One blit region, from either form of the command.

@@ -4,8 +4,8 @@
 
 use vkgen_generated::vk;
 
+use super::access::dropped;
 use super::access::{self, buffer};
-use super::dropped;
 
 /// `vkCmdFillBuffer`: `data` repeated over `size` bytes (`VK_WHOLE_SIZE`: to the end, rounded
 /// down to a multiple of 4).

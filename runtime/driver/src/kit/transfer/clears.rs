@@ -5,8 +5,8 @@
 
 use vkgen_generated::vk;
 
+use super::access::dropped;
 use super::access::{self, bits, Aspect, ImageMem};
-use super::dropped;
 use crate::kit::format::{pack_color, pack_depth, pack_stencil};
 
 /// `vkCmdClearColorImage`.

@@ -7,8 +7,8 @@
 
 use vkgen_generated::vk;
 
+use super::access::dropped;
 use super::access::{self, bits, buffer, Aspect, Host, ImageMem};
-use super::dropped;
 use crate::kit::format::{buffer_copy_layout, CopyRegion};
 
 /// One buffer↔image region, from either form of the command.

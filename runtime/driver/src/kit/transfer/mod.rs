@@ -86,11 +86,6 @@ pub fn runs_on(cmd: CommandId, format: vk::Format) -> bool {
     }
 }
 
-/// Logs a region (or, at 0, the command) the kit drops.
-fn dropped(what: &str, region: usize, why: &str) {
-    log::warn!("{what}: region {region} dropped by the kit's host transfer: {why}");
-}
-
 /// Whether the kit ran `cmd` (the replay then skips the engine); see the module notes.
 pub(crate) fn apply<D: Kit, E: Execute>(cmd: &Cmd) -> bool {
     if !(D::HOST_TRANSFERS && D::RESOURCE_OBJECTS) {
