@@ -65,9 +65,14 @@ impl<D: Driver> resolve::Lookup for D {
     fn intercepts(cmd: CommandId) -> bool {
         <D as Driver>::intercepts(cmd)
     }
-    unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
+    unsafe fn passthrough(
+        level: Level,
+        handle: u64,
+        name: &CStr,
+        cmd: Option<CommandId>,
+    ) -> vk::PFN_vkVoidFunction {
         // SAFETY: the caller's contract is `passthrough`'s.
-        unsafe { <D as Driver>::passthrough(level, handle, name) }
+        unsafe { <D as Driver>::passthrough(level, handle, name, cmd) }
     }
     unsafe fn is_enabled_on_device(device: u64, ext: ExtensionId) -> bool {
         // SAFETY: the caller's contract is `is_enabled_on_device`'s.
@@ -218,11 +223,13 @@ fn skeleton() -> TokenStream {
             fn intercepts(cmd: CommandId) -> bool { let _ = cmd; true }
 
             /// A function of the driver underneath (passthrough drivers), or `None` to use the hook.
+            /// `cmd` is the registry's command `name` names (`None` for a name it does not know),
+            /// already looked up, so a driver keyed by command need not hash the name again.
             ///
             /// # Safety
             /// `handle` is the instance or device handle the proc address is asked for, or null.
-            unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
-                let _ = (level, handle, name);
+            unsafe fn passthrough(level: Level, handle: u64, name: &CStr, cmd: Option<CommandId>) -> vk::PFN_vkVoidFunction {
+                let _ = (level, handle, name, cmd);
                 None
             }
 

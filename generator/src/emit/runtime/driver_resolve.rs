@@ -41,7 +41,12 @@ pub trait Lookup {
     ///
     /// # Safety
     /// As for `passthrough`.
-    unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction;
+    unsafe fn passthrough(
+        level: Level,
+        handle: u64,
+        name: &CStr,
+        cmd: Option<CommandId>,
+    ) -> vk::PFN_vkVoidFunction;
     /// [`Driver::is_enabled_on_device`](super::Driver::is_enabled_on_device).
     ///
     /// # Safety
@@ -118,7 +123,7 @@ unsafe fn resolve<D: Lookup>(
     let name = unsafe { CStr::from_ptr(name) };
     let Some(id) = commands::lookup(name) else {
         // SAFETY: `level` and `handle` are the caller's, which `passthrough` takes as they are.
-        return unsafe { D::passthrough(level, handle, name) };
+        return unsafe { D::passthrough(level, handle, name, None) };
     };
     let info = commands::info(id);
     if !allowed.contains(&info.level) || !exposes::<D>(id) {
@@ -127,7 +132,7 @@ unsafe fn resolve<D: Lookup>(
     if !D::intercepts(id) {
         // The driver underneath decides: its absence is the answer (NULL).
         // SAFETY: as for the unknown-name case above.
-        return unsafe { D::passthrough(level, handle, name) };
+        return unsafe { D::passthrough(level, handle, name, Some(id)) };
     }
     if level == Level::Device && handle != 0 && !enabled_on_device::<D>(handle, id) {
         return None;

@@ -364,9 +364,30 @@ unsafe fn record_instance(
              (a layer returned its own object without vkSetInstanceLoaderData)"
         ));
     };
-    // SAFETY: the head of the chain returns functions of the types their names say.
-    let mut table =
-        unsafe { InstanceDispatchTable::load(&mut |name| head_gipa(instance, name.as_ptr())) };
+    // Without layers the head is the terminator, which answers most names from its driver's
+    // table (`instance_table_answer`); the rest are asked of the head as with layers.
+    let terminator_head = std::ptr::fn_addr_eq(
+        head_gipa,
+        crate::terminator::get_instance_proc_addr as vk::PFN_vkGetInstanceProcAddr,
+    );
+    let mut ask = |id: vkgen_generated::commands::CommandId| {
+        let known = if terminator_head {
+            // SAFETY: the live instance the chain (the terminator alone) just created.
+            unsafe { crate::terminator::instance_table_answer(instance, id) }
+        } else {
+            None
+        };
+        // SAFETY: the head of the live instance's chain and a generated command name.
+        known.unwrap_or_else(|| unsafe {
+            head_gipa(
+                instance,
+                vkgen_generated::commands::info(id).name().as_ptr(),
+            )
+        })
+    };
+    // SAFETY: the head of the chain (and the terminator's record of its driver's answers)
+    // returns functions of the types their names say.
+    let mut table = unsafe { InstanceDispatchTable::load_with(&mut ask) };
     if layer_compat {
         // SAFETY: the live instance being created, with its chain's head.
         unsafe { crate::wsi::layer_compat::patch_table(&mut table, instance, head_gipa) };

@@ -66,6 +66,44 @@ pub unsafe extern "system" fn get_instance_proc_addr(
     })
 }
 
+/// What [`get_instance_proc_addr`] answers for `id`, when that is the driver's own function,
+/// taken from the driver's table instead of asking the driver again; `None` where the
+/// terminator must be asked (its hooks, zero or several drivers, a command without a slot).
+///
+/// With one driver and no hook, `instance_proc` answers the driver's function for the name, and
+/// the driver's table asked the driver for every name of every slot at `vkCreateInstance` (the
+/// defining name first, then its aliases): an absent slot is NULL from the driver for each of
+/// them, a present one the first name's answer. So the api level, filling its own table over
+/// the terminator with no layer in between, gets the same table without asking the driver for
+/// each name a second time.
+///
+/// # Safety
+/// `instance` is a live instance of this loader (its creation past the terminator).
+pub(crate) unsafe fn instance_table_answer(
+    instance: vk::Instance,
+    id: commands::CommandId,
+) -> Option<vk::PFN_vkVoidFunction> {
+    // SAFETY: the caller's live instance of this loader.
+    let data = unsafe { instance_data(vk::Handle::as_raw(instance) as usize) }?;
+    let term = &data.term;
+    if !term.passthrough {
+        return None;
+    }
+    let info = commands::info(id);
+    let name = info.name();
+    if hook(name).is_some() || debug_report::hook(term, name).is_some() {
+        return None;
+    }
+    let slot = info.slot()?;
+    let table = &term.drivers.first()?.table;
+    let f = if table.is_present(slot) {
+        table.get(slot)
+    } else {
+        None
+    };
+    Some(queue_family::wrap(name, f))
+}
+
 /// # Safety
 /// As [`get_instance_proc_addr`].
 unsafe fn instance_proc(instance: vk::Instance, name: &CStr) -> vk::PFN_vkVoidFunction {

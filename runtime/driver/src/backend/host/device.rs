@@ -341,7 +341,7 @@ unsafe fn check_new_device(
     // What loading the table recorded, else (a name ash does not load) the ICD's answer now.
     let lookup = |name: &CStr| {
         answers
-            .and_then(|a| a.get(name))
+            .and_then(|a| a.get_name(name))
             // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created
             // and NUL-terminated names from `DEVICE_COMMANDS`.
             .unwrap_or_else(|| unsafe { gdpa(device, name.as_ptr()) })
@@ -502,6 +502,7 @@ pub(super) unsafe fn create_host_instance(
             // SAFETY: the ICD's vk_icdGetInstanceProcAddr with the non-null instance it just
             // created and a NUL-terminated name.
             |name| unsafe { gipa(instance, name.as_ptr()) },
+            |_| true,
             // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
             |load| unsafe { ash::Instance::load_with(|name| load(name), instance) },
         )
@@ -541,6 +542,7 @@ unsafe fn load_checked(
             // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created
             // and a NUL-terminated name.
             |name| unsafe { gdpa(device, name.as_ptr()) },
+            super::icd::adapter_calls_through_ash,
             // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
             |load| unsafe { ash::Device::load_with(|name| load(name), device) },
         )

@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 use vkgen_abi::icd::{
     PFN_vk_icdGetPhysicalDeviceProcAddr, PFN_vk_icdNegotiateLoaderICDInterfaceVersion,
 };
+use vkgen_generated::commands::{self, CommandId, Origin};
+use vkgen_generated::extensions::{self, ExtensionId};
 use vkgen_generated::two_call::{read_array, ReadError};
 use vkgen_generated::vk;
 use vkgen_platform::icd_manifest::{IcdManifest, IcdSearchConfig};
@@ -65,6 +67,10 @@ pub struct HostIcd {
     pub(super) instance_version: u32,
     pub(super) instance_extensions: Vec<vk::ExtensionProperties>,
     pub(super) device_extensions: OnceLock<HashSet<Vec<u8>>>,
+    /// Per registry extension (by id): an instance extension of the ICD or a device extension
+    /// of one of its physical devices; made once from the two lists above, since the driver's
+    /// resolver asks it for every extension command it is asked for.
+    supported: OnceLock<Box<[bool]>>,
 }
 
 impl std::fmt::Debug for HostIcd {
@@ -270,6 +276,7 @@ impl HostIcd {
             instance_version,
             instance_extensions,
             device_extensions: OnceLock::new(),
+            supported: OnceLock::new(),
         })
     }
 
@@ -277,6 +284,23 @@ impl HostIcd {
         self.instance_extensions
             .iter()
             .any(|e| cstr_from_array(&e.extension_name) == name)
+    }
+
+    /// Whether the ICD has `ext` as an instance extension or on one of its physical devices.
+    pub(super) fn supports(&self, ext: ExtensionId) -> bool {
+        let supported = self.supported.get_or_init(|| {
+            let devices = self.device_extension_names();
+            (0..extensions::EXTENSIONS.len())
+                .map(|i| {
+                    let Ok(id) = u16::try_from(i) else {
+                        return false;
+                    };
+                    let name = extensions::info(ExtensionId(id)).name().to_bytes();
+                    self.has_instance_extension(name) || devices.contains(name)
+                })
+                .collect()
+        });
+        supported.get(usize::from(ext.0)).copied().unwrap_or(false)
     }
 
     /// The union of every physical device's extensions, probed once with a throw-away instance.
@@ -510,7 +534,7 @@ pub(super) fn check_host_instance(
     // What loading the table recorded, else (a name ash does not load) the ICD's answer now.
     let lookup = |name: &CStr| {
         answers
-            .and_then(|a| a.get(name))
+            .and_then(|a| a.get_name(name))
             // SAFETY: lookups through the ICD with its live instance.
             .unwrap_or_else(|| unsafe { (host.gipa)(instance, name.as_ptr()) })
             .is_some()
@@ -556,29 +580,35 @@ pub(super) struct Answers(Box<[usize]>);
 const NOT_ASKED: usize = usize::MAX;
 
 impl Answers {
-    /// Runs ash's table `load` with `lookup` (the ICD's), recording every answer.
+    /// Runs ash's table `load` with `lookup` (the ICD's), recording every answer. A registry
+    /// command `wanted` refuses is not asked: ash gets NULL for it and it stays unrecorded, so a
+    /// later lookup of it (the loader's table, [`HostDevice::proc_addr`]) asks the ICD then —
+    /// each name is asked of the ICD at most once either way.
+    ///
+    /// [`HostDevice::proc_addr`]: super::registry::HostDevice::proc_addr
     pub(super) fn record<T>(
         lookup: impl Fn(&CStr) -> vk::PFN_vkVoidFunction,
+        wanted: impl Fn(CommandId) -> bool,
         load: impl FnOnce(&mut dyn FnMut(&CStr) -> *const c_void) -> T,
     ) -> (T, Self) {
-        let mut answers = vec![NOT_ASKED; vkgen_generated::commands::COMMANDS.len()];
+        let mut answers = vec![NOT_ASKED; commands::COMMANDS.len()];
         let table = load(&mut |name| {
-            let f = lookup(name);
-            let address = f.map_or(0, |f| f as usize);
-            if let Some(id) = vkgen_generated::commands::lookup(name) {
-                if let Some(slot) = answers.get_mut(usize::from(id.0)) {
-                    *slot = address;
-                }
+            let id = commands::lookup(name);
+            if id.is_some_and(|id| !wanted(id)) {
+                return ptr::null();
+            }
+            let address = lookup(name).map_or(0, |f| f as usize);
+            if let Some(slot) = id.and_then(|id| answers.get_mut(usize::from(id.0))) {
+                *slot = address;
             }
             address as *const c_void
         });
         (table, Self(answers.into_boxed_slice()))
     }
 
-    /// The recorded answer for `name` (`Some(None)`: the ICD had none), `None` if it was not
+    /// The recorded answer for `id` (`Some(None)`: the ICD had none), `None` if it was not
     /// asked.
-    pub(super) fn get(&self, name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
-        let id = vkgen_generated::commands::lookup(name)?;
+    pub(super) fn get(&self, id: CommandId) -> Option<vk::PFN_vkVoidFunction> {
         match *self.0.get(usize::from(id.0))? {
             NOT_ASKED => None,
             0 => Some(None),
@@ -588,4 +618,21 @@ impl Answers {
             })),
         }
     }
+
+    /// [`Self::get`] by name (`None` also for a name the registry does not know).
+    pub(super) fn get_name(&self, name: &CStr) -> Option<vk::PFN_vkVoidFunction> {
+        self.get(commands::lookup(name)?)
+    }
+}
+
+/// Whether the adapter's ash device table asks the ICD for `id` up front: ash's 1.0 and 1.1
+/// commands, all the adapter calls through `ash::Device` (later core and extension commands it
+/// reaches by name through [`HostDevice::proc_addr`]). ash's 1.2 and 1.3 names are left to
+/// whoever asks for them (the loader asks a device only for what its version exposes), so an
+/// ICD is not asked at every `vkCreateDevice` for 50 names a 1.1 device lacks; ash's slots for
+/// them hold its stubs, which the adapter never calls.
+///
+/// [`HostDevice::proc_addr`]: super::registry::HostDevice::proc_addr
+pub(super) fn adapter_calls_through_ash(id: CommandId) -> bool {
+    matches!(commands::info(id).origin, Origin::Core(v) if v <= vk::API_VERSION_1_1)
 }

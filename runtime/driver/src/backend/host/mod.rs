@@ -109,7 +109,7 @@ use std::sync::Arc;
 
 use vkgen_generated::commands::{self, CommandId, Level};
 use vkgen_generated::driver::Driver;
-use vkgen_generated::extensions::{self, ExtensionId};
+use vkgen_generated::extensions::ExtensionId;
 use vkgen_generated::vk;
 
 use crate::export::DriverModule;
@@ -211,8 +211,7 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         let Some(host) = Self::icd() else {
             return false;
         };
-        let name = extensions::info(ext).name().to_bytes();
-        host.has_instance_extension(name) || host.device_extension_names().contains(name)
+        host.supports(ext)
     }
 
     fn intercepts(cmd: CommandId) -> bool {
@@ -220,14 +219,28 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
         INTERCEPTED.contains(&canonical)
     }
 
-    unsafe fn passthrough(level: Level, handle: u64, name: &CStr) -> vk::PFN_vkVoidFunction {
+    unsafe fn passthrough(
+        level: Level,
+        handle: u64,
+        name: &CStr,
+        cmd: Option<CommandId>,
+    ) -> vk::PFN_vkVoidFunction {
         let host = Self::icd()?;
         // A name ash asked the ICD for when it loaded the handle's table is answered as the
         // ICD answered then (`Answers`), without asking again.
         let f = match level {
             Level::Device => {
-                let dev = registry().devices.get(&handle).cloned()?;
-                dev.proc_addr(name)
+                let reg = registry();
+                let dev = reg.devices.get(&handle)?;
+                let recorded = cmd.and_then(|id| dev.answers.get(id));
+                let gdpa = (dev.gdpa, dev.handle);
+                drop(reg);
+                match recorded {
+                    Some(f) => f,
+                    // SAFETY: the host's vkGetDeviceProcAddr with its own live device and a C
+                    // string.
+                    None => unsafe { (gdpa.0)(gdpa.1, name.as_ptr()) },
+                }
             }
             _ => {
                 // Without a vk_icdGetPhysicalDeviceProcAddr, the physical-device lookup below
@@ -237,7 +250,8 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
                 let recorded = same_lookup
                     .then(|| {
                         let reg = registry();
-                        reg.instances.get(&handle).and_then(|i| i.answers.get(name))
+                        let answers = &reg.instances.get(&handle)?.answers;
+                        cmd.and_then(|id| answers.get(id))
                     })
                     .flatten();
                 match (recorded, level) {

@@ -2,6 +2,8 @@
 //! handles the application passes.
 
 use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 use std::ffi::CStr;
 use std::ptr::{self};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError, RwLock};
@@ -93,7 +95,7 @@ impl HostDevice {
     /// The ICD's `vkGetDeviceProcAddr(name)` for this device: as recorded while its table was
     /// loaded ([`Answers`]), else asked now.
     pub(super) fn proc_addr(&self, name: &CStr) -> vk::PFN_vkVoidFunction {
-        match self.answers.get(name) {
+        match self.answers.get_name(name) {
             Some(f) => f,
             // SAFETY: the host's vkGetDeviceProcAddr with its own live device and a C string.
             None => unsafe { (self.gdpa)(self.handle, name.as_ptr()) },
@@ -112,10 +114,10 @@ pub(super) enum AnbImage {
 
 #[derive(Default)]
 pub(super) struct Registry {
-    pub(super) instances: HashMap<u64, Arc<HostInstance>>,
-    pub(super) physical: HashMap<u64, Arc<HostInstance>>,
-    pub(super) devices: HashMap<u64, Arc<HostDevice>>,
-    pub(super) queues: HashMap<u64, Arc<HostDevice>>,
+    pub(super) instances: FxHashMap<u64, Arc<HostInstance>>,
+    pub(super) physical: FxHashMap<u64, Arc<HostInstance>>,
+    pub(super) devices: FxHashMap<u64, Arc<HostDevice>>,
+    pub(super) queues: FxHashMap<u64, Arc<HostDevice>>,
 }
 
 pub(super) static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(RwLock::default);
