@@ -27,6 +27,7 @@
 //! AOSP's table holds whatever the chain answered for it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use vkgen_generated::commands::{self, CommandId, Origin, COMMANDS};
 
@@ -58,6 +59,13 @@ impl CommandSet {
         self.bits
             .get(i / 64)
             .is_some_and(|word| word & (1 << (i % 64)) != 0)
+    }
+
+    /// Adds every command of `other`.
+    pub fn union_with(&mut self, other: &CommandSet) {
+        for (word, o) in self.bits.iter_mut().zip(other.bits) {
+            *word |= o;
+        }
     }
 
     /// Number of commands in the set.
@@ -145,6 +153,66 @@ pub fn exposable(id: CommandId, api_version: u32, extensions: &ExtensionSet) -> 
     info.extensions().iter().any(|&e| extensions.contains(e))
 }
 
+/// The registry's commands by where they come from, made once per process: one set per core
+/// version that defines commands, and each extension's commands.
+struct CommandIndex {
+    core: Vec<(u32, CommandSet)>,
+    by_extension: Vec<Vec<CommandId>>,
+}
+
+fn command_index() -> &'static CommandIndex {
+    static INDEX: OnceLock<CommandIndex> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut core: Vec<(u32, CommandSet)> = Vec::new();
+        let mut by_extension = vec![Vec::new(); vkgen_generated::extensions::EXTENSIONS.len()];
+        for i in 0..COMMANDS.len() {
+            let Ok(raw) = u16::try_from(i) else { break };
+            let id = CommandId(raw);
+            let info = commands::info(id);
+            if let Origin::Core(version) = info.origin {
+                match core.iter_mut().find(|(v, _)| *v == version) {
+                    Some((_, set)) => set.insert(id),
+                    None => {
+                        let mut set = CommandSet::default();
+                        set.insert(id);
+                        core.push((version, set));
+                    }
+                }
+            }
+            for &e in info.extensions() {
+                if let Some(list) = by_extension.get_mut(usize::from(e.0)) {
+                    list.push(id);
+                }
+            }
+        }
+        CommandIndex { core, by_extension }
+    })
+}
+
+/// Every command [`exposable`] on a device of `api_version` with `extensions`, made from the
+/// per-version and per-extension lists (a few word unions) rather than by asking [`exposable`]
+/// of each of the table's 700-odd commands at every `vkCreateDevice`.
+pub fn exposable_set(api_version: u32, extensions: &ExtensionSet) -> CommandSet {
+    let index = command_index();
+    let mut set = CommandSet::default();
+    for (version, commands) in &index.core {
+        if *version <= api_version {
+            set.union_with(commands);
+        }
+    }
+    for e in extensions.ids() {
+        for &id in index
+            .by_extension
+            .get(usize::from(e.0))
+            .into_iter()
+            .flatten()
+        {
+            set.insert(id);
+        }
+    }
+    set
+}
+
 /// Fills a device's table from `gdpa`, the head of its chain, asking only for the names
 /// [`exposable`] on it; gives the table and what was asked.
 ///
@@ -157,8 +225,9 @@ pub unsafe fn load(
     extensions: &ExtensionSet,
 ) -> (DeviceDispatchTable, TableAnswers) {
     let mut answers = TableAnswers::default();
+    let exposable = exposable_set(api_version, extensions);
     let mut ask = |id: CommandId| {
-        if !exposable(id, api_version, extensions) {
+        if !exposable.contains(id) {
             return None;
         }
         let name = commands::info(id).name();
@@ -185,6 +254,44 @@ mod tests {
 
     fn id(name: &CStr) -> CommandId {
         commands::lookup(name).unwrap()
+    }
+
+    /// The set made from the per-version and per-extension lists is [`exposable`], command by
+    /// command, for each core version and for extension sets with and without dependencies.
+    #[test]
+    fn the_exposable_set_is_exposable_command_by_command() {
+        let sets = [
+            ExtensionSet::from_names([]),
+            ExtensionSet::from_names([c"VK_KHR_swapchain", c"VK_KHR_dynamic_rendering"]),
+            ExtensionSet::from_names([
+                c"VK_KHR_acceleration_structure",
+                c"VK_EXT_multi_draw",
+                c"VK_KHR_surface",
+                c"VK_ANDROID_native_buffer",
+            ]),
+        ];
+        let versions = [
+            vk::API_VERSION_1_0,
+            vk::API_VERSION_1_1,
+            vk::API_VERSION_1_2,
+            vk::API_VERSION_1_3,
+            vk::make_api_version(0, 1, 4, 0),
+            vk::API_VERSION_1_1 | 203,
+        ];
+        for extensions in &sets {
+            for &version in &versions {
+                let set = exposable_set(version, extensions);
+                for i in 0..COMMANDS.len() {
+                    let id = CommandId(u16::try_from(i).unwrap());
+                    assert_eq!(
+                        set.contains(id),
+                        exposable(id, version, extensions),
+                        "{:?} at {version:#x}",
+                        commands::info(id).name()
+                    );
+                }
+            }
+        }
     }
 
     #[test]
