@@ -97,10 +97,7 @@ fn main() {
     let t = Instant::now();
     let sel = vkgen::select::select(model, vkgen::select::highest_version(model), &ash);
     let select_time = t.elapsed();
-    let cx = vkgen::emit::Ctx {
-        sel: &sel,
-        ash: &ash,
-    };
+    let cx = vkgen::emit::Ctx::new(&sel, &ash);
     type Emitter = fn(&vkgen::emit::Ctx) -> vkgen::Result<String>;
     let emitters: [(&str, Emitter); 8] = [
         ("vk.rs", vkgen::emit::types::emit),

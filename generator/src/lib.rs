@@ -232,10 +232,7 @@ pub fn generate_loaded(
         let sel = select::select(reg, version, &ash);
         (ash, sel)
     });
-    let cx = emit::Ctx {
-        sel: &sel,
-        ash: &ash,
-    };
+    let cx = emit::Ctx::new(&sel, &ash);
     let package = opts
         .package
         .clone()
@@ -292,15 +289,24 @@ pub fn generate_loaded(
     timings
         .phases
         .push(("crate files, headers".to_owned(), start.elapsed()));
+    let summary = emit::selection_summary(&sel);
+    let provenance = (
+        format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
+        reg.source_sha256.clone(),
+    );
+    drop(cx);
+    drop(sel);
+    // The model is a few hundred thousand allocations, and freeing them took as long as an
+    // emitter: that happens on a thread of its own (which a process may outlive unjoined) while
+    // the caller writes the files. Without a thread, it happens here.
+    let registry::Loaded { registry, warnings } = loaded;
+    let _ = std::thread::Builder::new().spawn(move || drop(registry));
     Ok(Generated {
         files,
         registry: source,
-        warnings: loaded.warnings,
-        summary: emit::selection_summary(&sel),
-        provenance: (
-            format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
-            reg.source_sha256.clone(),
-        ),
+        warnings,
+        summary,
+        provenance,
         api_version: version,
         timings,
     })

@@ -230,7 +230,10 @@ fn drop_inexpressible(
     chosen: &mut Vec<&Extension>,
     dropped: &mut Vec<(String, String)>,
 ) {
-    chosen.retain(|e| {
+    // The first type each extension needs that cannot be written, `None` where all can: a type
+    // closure per extension, each independent, so they are spread over the cores (they were
+    // half of `select`).
+    let missing_type = |e: &Extension| {
         let mut seeds = BTreeSet::new();
         for r in &e.requires {
             seeds.extend(r.types.iter().cloned());
@@ -240,16 +243,33 @@ fn drop_inexpressible(
                 }
             }
         }
-        let closure = type_closure(reg, seeds);
-        if let Some(missing) = closure.iter().find(|t| !expressible(reg, ash, t)) {
+        type_closure(reg, seeds)
+            .into_iter()
+            .find(|t| !expressible(reg, ash, t))
+    };
+    let missing_type = &missing_type;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let per_thread = chosen.len().div_ceil(threads).max(1);
+    let missing: Vec<Option<String>> = std::thread::scope(|s| {
+        let parts: Vec<_> = chosen
+            .chunks(per_thread)
+            .map(|part| s.spawn(move || part.iter().map(|e| missing_type(e)).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut missing = missing.into_iter();
+    chosen.retain(|e| match missing.next().flatten() {
+        Some(missing) => {
             dropped.push((
                 e.name.clone(),
                 format!("needs external type {missing} that ash 0.38 lacks"),
             ));
             false
-        } else {
-            true
         }
+        None => true,
     });
 }
 

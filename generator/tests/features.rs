@@ -122,8 +122,8 @@ fn fill_test(cx: &Ctx) -> String {
     let f = tables(cx, Kind::Features);
     let p = tables(cx, Kind::Properties);
     let mut out = String::from(FILL_PRELUDE);
-    layouts(cx, &f, "FEATURE_LAYOUTS", &mut out);
-    layouts(cx, &p, "PROPERTY_LAYOUTS", &mut out);
+    layouts(cx, f, "FEATURE_LAYOUTS", &mut out);
+    layouts(cx, p, "PROPERTY_LAYOUTS", &mut out);
     // Flat names in field order, as the model says.
     out.push_str("static FEATURE_FLAT: &[&str] = &[");
     for x in &f.fields {
@@ -148,8 +148,8 @@ fn fill_test(cx: &Ctx) -> String {
         p.fields.len()
     );
     out.push_str("#[test]\nfn layouts_match_ash() {\n");
-    layout_checks(cx, &f, &mut out);
-    layout_checks(cx, &p, &mut out);
+    layout_checks(cx, f, &mut out);
+    layout_checks(cx, p, &mut out);
     out.push_str("}\n");
     out
 }
@@ -418,10 +418,7 @@ fn selection_ctx<R>(version: &str, f: impl FnOnce(&Ctx) -> R) -> R {
     let reg = &loaded.registry;
     let ash = vkgen::ash_types::AshTypes::load();
     let sel = vkgen::select::select(reg, vkgen::select::highest_version(reg), &ash);
-    f(&Ctx {
-        sel: &sel,
-        ash: &ash,
-    })
+    f(&Ctx::new(&sel, &ash))
 }
 
 #[test]

@@ -12,10 +12,7 @@ fn selection_ctx<R>(version: &str, f: impl FnOnce(&Ctx) -> R) -> R {
     let reg = &loaded.registry;
     let ash = vkgen::ash_types::AshTypes::load();
     let sel = vkgen::select::select(reg, vkgen::select::highest_version(reg), &ash);
-    f(&Ctx {
-        sel: &sel,
-        ash: &ash,
-    })
+    f(&Ctx::new(&sel, &ash))
 }
 
 const MISSPELT: HookTable = HookTable {

@@ -62,7 +62,7 @@ use crate::vk;
         super::selection_summary(cx.sel)
     );
     out.push_str(RUNTIME);
-    for t in [&f, &p] {
+    for t in [f, p] {
         if !t.skipped.is_empty() {
             out.push_str("\n// Members not mapped to the flat table:\n");
             for s in &t.skipped {
@@ -70,8 +70,8 @@ use crate::vk;
             }
         }
     }
-    emit_features(cx, &f, &mut out);
-    emit_properties(cx, &p, &mut out);
+    emit_features(cx, f, &mut out);
+    emit_properties(cx, p, &mut out);
     Ok(out)
 }
 

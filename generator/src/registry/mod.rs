@@ -19,6 +19,7 @@ mod formats;
 mod interface;
 mod overlay;
 mod parse;
+mod pieces;
 mod sections;
 pub mod text;
 mod validate;

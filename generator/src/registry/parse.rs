@@ -7,11 +7,9 @@ use std::path::Path;
 use roxmltree::{Document, Node};
 
 use super::compare::same;
-use super::text::{
-    attribute_bomb, clip, normalize_newlines, sha256_hex, LineIndex, MAX_ATTRIBUTES,
-};
+use super::text::{clip, normalize_newlines, sha256_hex, LineIndex, MAX_ATTRIBUTES};
 use super::values::array_len;
-use super::{cdecl, sections};
+use super::{cdecl, pieces, sections};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
@@ -20,10 +18,84 @@ use crate::names;
 /// API constant, `<enums>` block, enumerant, feature or extension is an error naming both places,
 /// unless it is identical to the first (vk.xml repeats some definitions verbatim).
 pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<Registry> {
+    parse_in(text, path, warnings, pieces_for(text.len()))
+}
+
+/// How many pieces (`pieces.rs`) a text of `len` bytes is cut into: one per core, up to 12;
+/// a text under 256 KiB (the overlay, the tests' registries) is parsed whole.
+fn pieces_for(len: usize) -> usize {
+    if len < 256 * 1024 {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(12))
+}
+
+/// [`parse_str`], the document cut into about `pieces` pieces where it can be.
+pub(super) fn parse_in(
+    text: &str,
+    path: &Path,
+    warnings: &mut Vec<String>,
+    pieces: usize,
+) -> Result<Registry> {
     let normalized = normalize_newlines(text);
-    let (source_sha256, index, doc) = read_document(text, &normalized, path)?;
+    let normalized: &str = &normalized;
+    // The digest and the position index need only the text, so they are made on two more
+    // threads while this one scans the markup: together they were a fifth of parsing vk.xml.
+    let (source_sha256, index, (bomb, plan)) = std::thread::scope(|s| {
+        let sha = s.spawn(|| sha256_hex(text.as_bytes()));
+        let index = s.spawn(|| LineIndex::new(normalized));
+        let scan = pieces::scan(normalized.as_bytes(), pieces);
+        (joined(sha), joined(index), scan)
+    });
+    if let Some(at) = bomb {
+        let (line, col) = index.line_col(at);
+        return Err(Error::Xml {
+            path: path.to_owned(),
+            line,
+            col,
+            message: format!("element with more than {MAX_ATTRIBUTES} attributes"),
+        });
+    }
+    let parts = plan.map(|plan| plan.pieces(normalized)).unwrap_or_default();
+    if let Some(docs) = parse_pieces(&parts, path, &index) {
+        let (docs, aheads): (Vec<_>, Vec<_>) = docs.into_iter().unzip();
+        let trees = docs
+            .iter()
+            .zip(aheads)
+            .zip(&parts)
+            .map(|((doc, ahead), part)| Tree {
+                cx: Cx {
+                    path,
+                    index: &index,
+                    piece: Some(part),
+                },
+                root: doc.root_element(),
+                ahead,
+            });
+        return build(trees.collect(), source_sha256, warnings);
+    }
+    let doc = Document::parse_with_options(
+        normalized,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| {
+        let pos = e.pos();
+        Error::Xml {
+            path: path.to_owned(),
+            line: pos.row,
+            col: pos.col,
+            message: e.to_string(),
+        }
+    })?;
     let root = doc.root_element();
-    let cx = Cx { path, index };
+    let cx = Cx {
+        path,
+        index: &index,
+        piece: None,
+    };
     if root.tag_name().name() != "registry" {
         return Err(cx.schema(
             root,
@@ -33,81 +105,97 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
             ),
         ));
     }
-    build(&cx, root, source_sha256, warnings)
+    let ahead = parse_ahead(&cx, root, true);
+    build(vec![Tree { cx, root, ahead }], source_sha256, warnings)
 }
 
-/// The registry's digest (of `original`, as `sha256sum` gives it), the position index and the
-/// XML tree of `text` (`original` with XML's end-of-line handling done).
-fn read_document<'t>(
-    original: &str,
-    text: &'t str,
-    path: &Path,
-) -> Result<(String, LineIndex<'t>, Document<'t>)> {
-    // The digest and the position index need only the text, so they are made on two more
-    // threads while roxmltree parses: together they were a fifth of parsing vk.xml.
-    let (source_sha256, index, doc) = std::thread::scope(|s| {
-        let sha = s.spawn(|| sha256_hex(original.as_bytes()));
-        let index = s.spawn(|| LineIndex::new(text));
-        let doc = match attribute_bomb(text.as_bytes()) {
-            Some(at) => Err(at),
-            None => Ok(Document::parse_with_options(
-                text,
-                roxmltree::ParsingOptions {
-                    allow_dtd: true,
-                    ..Default::default()
-                },
-            )),
+/// A scoped thread's result, its panic passed on.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+/// One parsed document (the whole text, or one piece of it) with its sections parsed ahead.
+struct Tree<'a, 'i> {
+    cx: Cx<'a>,
+    root: Node<'a, 'i>,
+    ahead: Sections,
+}
+
+/// Each piece parsed (and its sections read into the model) on a thread of its own; `None`
+/// when there are none, or when roxmltree refuses one or its root is not `<registry>` — the
+/// whole document is parsed then, for that parse's error and position.
+fn parse_pieces<'a>(
+    parts: &'a [pieces::Piece],
+    path: &'a Path,
+    index: &'a LineIndex<'a>,
+) -> Option<Vec<(Document<'a>, Sections)>> {
+    let one = |part: &'a pieces::Piece| {
+        let doc = Document::parse(&part.text).ok()?;
+        let root = doc.root_element();
+        if root.tag_name().name() != "registry" {
+            return None;
+        }
+        let cx = Cx {
+            path,
+            index,
+            piece: Some(part),
         };
-        (
-            sha.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            index
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            doc,
-        )
-    });
-    let doc = match doc {
-        Ok(doc) => doc,
-        Err(at) => {
-            let (line, col) = index.line_col(at);
-            return Err(Error::Xml {
-                path: path.to_owned(),
-                line,
-                col,
-                message: format!("element with more than {MAX_ATTRIBUTES} attributes"),
-            });
-        }
+        let ahead = parse_ahead(&cx, root, false);
+        Some((doc, ahead))
     };
-    let doc = doc.map_err(|e| {
-        let pos = e.pos();
-        Error::Xml {
-            path: path.to_owned(),
-            line: pos.row,
-            col: pos.col,
-            message: e.to_string(),
-        }
-    })?;
-    Ok((source_sha256, index, doc))
+    let (first, rest) = parts.split_first()?;
+    std::thread::scope(|s| {
+        let threads: Vec<_> = rest.iter().map(|part| s.spawn(move || one(part))).collect();
+        let first = one(first);
+        let rest: Vec<_> = threads.into_iter().map(joined).collect();
+        std::iter::once(first).chain(rest).collect()
+    })
 }
 
 /// The model from the tree: sections in document order, each element checked against what came
 /// before (a second, different definition is an error; an identical one is skipped).
-fn build(
-    cx: &Cx,
-    root: Node,
-    source_sha256: String,
-    warnings: &mut Vec<String>,
-) -> Result<Registry> {
-    let path = cx.path;
+fn build(trees: Vec<Tree>, source_sha256: String, warnings: &mut Vec<String>) -> Result<Registry> {
     let mut reg = Registry {
         source_sha256,
         ..Registry::default()
     };
     // Extensions by name, so that a second definition is found without a quadratic scan.
-    let mut extension_at: std::collections::HashMap<String, (u32, u32)> =
-        std::collections::HashMap::new();
-    let mut feature_at = extension_at.clone();
-    let mut ahead = parse_ahead(cx, root);
+    let mut extension_at = FirstAt::new();
+    let mut feature_at = FirstAt::new();
+    for Tree {
+        cx,
+        root,
+        mut ahead,
+    } in trees
+    {
+        let cx = &cx;
+        fold(
+            cx,
+            root,
+            &mut ahead,
+            &mut reg,
+            (&mut feature_at, &mut extension_at),
+            warnings,
+        )?;
+    }
+    Ok(reg)
+}
+
+/// Where each feature or extension was first defined, by name.
+type FirstAt = std::collections::HashMap<String, (u32, u32)>;
+
+/// One tree's sections folded into `reg`.
+fn fold(
+    cx: &Cx,
+    root: Node,
+    ahead: &mut Sections,
+    reg: &mut Registry,
+    (feature_at, extension_at): (&mut FirstAt, &mut FirstAt),
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let path = cx.path;
     for child in root.children().filter(Node::is_element) {
         match child.tag_name().name() {
             "types" => {
@@ -129,7 +217,7 @@ fn build(
                     reg.types.insert(ty.name.clone(), ty);
                 }
             }
-            "enums" => cx.parse_enums(child, &mut reg, warnings)?,
+            "enums" => cx.parse_enums(child, reg, warnings)?,
             "commands" => {
                 for c in command_elements(child) {
                     let cmd = match ahead.commands.next(warnings) {
@@ -147,7 +235,11 @@ fn build(
                 }
             }
             "feature" => {
-                if let Some(f) = cx.parse_feature(child, warnings)? {
+                let parsed = match ahead.features.next(warnings) {
+                    Some(parsed) => parsed,
+                    None => cx.parse_feature(child, warnings),
+                };
+                if let Some(f) = parsed? {
                     if let Some(&first) = feature_at.get(&f.name) {
                         return Err(cx.redefined(child, "feature", &f.name, first));
                     }
@@ -178,14 +270,16 @@ fn build(
             )),
         }
     }
-    Ok(reg)
+    Ok(())
 }
 
-/// The three sections parsed ahead of the fold.
+/// The three sections and the features parsed ahead of the fold.
 pub(super) struct Sections {
     pub(super) types: sections::Parsed<Type>,
     pub(super) commands: sections::Parsed<Command>,
     pub(super) extensions: sections::Parsed<Extension>,
+    /// `<feature>` elements (`None`: one not for Vulkan).
+    pub(super) features: sections::Parsed<Option<Feature>>,
 }
 
 /// The `<type>` elements of a `<types>` section that are the fold's.
@@ -211,35 +305,48 @@ pub(super) fn extension_elements<'a, 'i>(
     section.children().filter(|e| e.has_tag_name("extension"))
 }
 
-/// Parses the three sections under `root`, two of them on scoped threads.
-pub(super) fn parse_ahead(cx: &Cx, root: Node) -> Sections {
+/// Parses the three sections and the features under `root`, three of them on scoped threads
+/// when `threads`.
+fn parse_ahead(cx: &Cx, root: Node, threads: bool) -> Sections {
     let sections = move |name: &'static str| {
         root.children()
             .filter(move |c| c.is_element() && c.tag_name().name() == name)
     };
-    std::thread::scope(|s| {
-        let types = s.spawn(|| {
-            sections::ahead(sections("types").flat_map(type_elements), |t, w| {
-                cx.parse_type(t, w)
-            })
-        });
-        let commands = s.spawn(|| {
-            sections::ahead(sections("commands").flat_map(command_elements), |c, _| {
-                cx.parse_command(c)
-            })
-        });
-        let extensions = sections::ahead(
+    let types = || {
+        sections::ahead(sections("types").flat_map(type_elements), |t, w| {
+            cx.parse_type(t, w)
+        })
+    };
+    let commands = || {
+        sections::ahead(sections("commands").flat_map(command_elements), |c, _| {
+            cx.parse_command(c)
+        })
+    };
+    let extensions = || {
+        sections::ahead(
             sections("extensions").flat_map(extension_elements),
             |e, w| cx.parse_extension(e, w),
-        );
+        )
+    };
+    let features = || sections::ahead(sections("feature"), |f, w| cx.parse_feature(f, w));
+    if !threads {
+        return Sections {
+            types: types(),
+            commands: commands(),
+            extensions: extensions(),
+            features: features(),
+        };
+    }
+    std::thread::scope(|s| {
+        let types = s.spawn(types);
+        let commands = s.spawn(commands);
+        let features = s.spawn(features);
+        let extensions = extensions();
         Sections {
-            types: types
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            commands: commands
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            types: joined(types),
+            commands: joined(commands),
             extensions,
+            features: joined(features),
         }
     })
 }
@@ -259,7 +366,7 @@ impl FieldNames {
         what: &str,
         name: &str,
     ) -> Result<()> {
-        match self.0.insert(name.to_owned(), n.range().start) {
+        match self.0.insert(name.to_owned(), cx.offset(n)) {
             None => Ok(()),
             Some(first) => Err(cx.schema(
                 n,
@@ -304,12 +411,20 @@ fn header_version(n: Node) -> Option<u32> {
 pub(super) struct Cx<'a> {
     pub(super) path: &'a Path,
     /// Positions: roxmltree's `text_pos_at` rescans from the top of the text each call.
-    pub(super) index: LineIndex<'a>,
+    pub(super) index: &'a LineIndex<'a>,
+    /// The piece of the text the nodes are from (`None`: the whole text).
+    piece: Option<&'a pieces::Piece>,
 }
 
 impl Cx<'_> {
+    /// The byte offset in the original text where `n` starts.
+    fn offset(&self, n: Node) -> usize {
+        let at = n.range().start;
+        self.piece.map_or(at, |p| p.original(at))
+    }
+
     pub(super) fn line(&self, n: Node) -> u32 {
-        self.index.line(n.range().start)
+        self.index.line(self.offset(n))
     }
 
     /// `element `name` is defined again differently; first defined at FILE:LINE:COL`, located at
@@ -363,7 +478,7 @@ impl Cx<'_> {
 
     /// `(line, column)` of the node's start; the column counts characters, as roxmltree's do.
     pub(super) fn pos(&self, n: Node) -> (u32, u32) {
-        self.index.line_col(n.range().start)
+        self.index.line_col(self.offset(n))
     }
 
     pub(super) fn schema(&self, n: Node, message: String) -> Error {
@@ -616,3 +731,6 @@ fn alias_kind(category: Option<&str>) -> TypeKind {
         _ => TypeKind::External,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -105,62 +105,6 @@ pub(super) fn normalize_newlines(text: &str) -> std::borrow::Cow<'_, str> {
 /// attributes takes minutes to parse: this is checked first, in one linear scan.
 pub const MAX_ATTRIBUTES: usize = 256;
 
-/// The byte offset of the first tag with more than [`MAX_ATTRIBUTES`] attributes (counted as `=`
-/// outside quoted values), if any. A DTD's internal subset counts as one tag, since the entities
-/// it declares may expand to elements. Linear in the text; malformed text is left to roxmltree.
-pub(super) fn attribute_bomb(text: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while let Some(off) = text[i..].iter().position(|&b| b == b'<') {
-        let start = i + off;
-        let rest = &text[start..];
-        let skip_to = |end: &[u8]| {
-            rest.windows(end.len())
-                .position(|w| w == end)
-                .map_or(text.len(), |p| start + p + end.len())
-        };
-        if rest.starts_with(b"<!--") {
-            i = skip_to(b"-->");
-        } else if rest.starts_with(b"<![CDATA[") {
-            i = skip_to(b"]]>");
-        } else if rest.starts_with(b"<?") {
-            i = skip_to(b"?>");
-        } else {
-            // A start tag, end tag or declaration: up to the first `>` outside quotes (and, in a
-            // `<!DOCTYPE … [ … ]>`, outside the brackets).
-            let (mut quote, mut depth, mut equals) = (None, 0usize, 0usize);
-            let mut j = start + 1;
-            while j < text.len() {
-                let b = text[j];
-                match quote {
-                    Some(q) if b == q => quote = None,
-                    Some(_) => {}
-                    None => match b {
-                        b'"' | b'\'' => quote = Some(b),
-                        b'[' => depth += 1,
-                        b']' => depth = depth.saturating_sub(1),
-                        b'=' => equals += 1,
-                        b'>' if depth == 0 => break,
-                        _ => {}
-                    },
-                }
-                if quote.is_some() && b == b'=' && rest.starts_with(b"<!") {
-                    // Entity values may hold markup with attributes.
-                    equals += 1;
-                }
-                j += 1;
-            }
-            if equals > MAX_ATTRIBUTES {
-                return Some(start);
-            }
-            i = j + 1;
-        }
-        if i >= text.len() {
-            break;
-        }
-    }
-    None
-}
-
 /// At most 80 characters of `s`, for messages about hostile input.
 pub(super) fn clip(s: &str) -> String {
     match s.char_indices().nth(80) {
@@ -236,16 +180,5 @@ mod tests {
         {
             assert_eq!(ix.line_col(at), naive(at), "offset {at}");
         }
-    }
-
-    #[test]
-    fn attribute_bomb_is_found_in_one_pass() {
-        let many: String = (0..=MAX_ATTRIBUTES).map(|i| format!(" a{i}='='")).collect();
-        let text = format!("<?xml version=\"1.0\"?><!-- a=b --><r x=\"1\"><e{many}/></r>");
-        assert_eq!(attribute_bomb(text.as_bytes()), text.find("<e"));
-        let few: String = (0..MAX_ATTRIBUTES)
-            .map(|i| format!(" a{i}=\">\""))
-            .collect();
-        assert_eq!(attribute_bomb(format!("<r{few}/>").as_bytes()), None);
     }
 }

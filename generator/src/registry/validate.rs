@@ -244,14 +244,9 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
         origin: reg.overlay_origin.as_ref(),
         path,
     };
-    check_aliases(reg, path)?;
-    check_lookup_sizes(reg, &files)?;
-    check_type_references(reg, &files)?;
-    check_command_references(reg, &files)?;
-    check_requires(reg, &files)?;
-    check_handle_parents(reg, &files)?;
-    if let Some((ty, cycle)) = containment_cycle(reg) {
-        return Err(schema(
+    let files = &files;
+    let cycle = || match containment_cycle(reg) {
+        Some((ty, cycle)) => Err(schema(
             files.of_type(&ty.name),
             ty.line,
             ty.col,
@@ -260,9 +255,28 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
                 ty.name,
                 cycle.join(" → ")
             ),
-        ));
-    }
-    Ok(())
+        )),
+        None => Ok(()),
+    };
+    // The checks only read the registry, so they run on threads of their own; the error
+    // reported is the first in this order, as when they ran one after another.
+    let checks: [&(dyn Fn() -> Result<()> + Sync); 7] = [
+        &|| check_aliases(reg, path),
+        &|| check_lookup_sizes(reg, files),
+        &|| check_type_references(reg, files),
+        &|| check_command_references(reg, files),
+        &|| check_requires(reg, files),
+        &|| check_handle_parents(reg, files),
+        &cycle,
+    ];
+    std::thread::scope(|s| {
+        let later: Vec<_> = checks[1..].iter().map(|check| s.spawn(check)).collect();
+        let first = checks[0]();
+        let later = later
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        std::iter::once(first).chain(later).collect()
+    })
 }
 
 fn known_type(reg: &Registry, n: &str) -> bool {

@@ -227,8 +227,12 @@ fn struct_fields<'r>(reg: &'r Registry, name: &str) -> Option<&'r [Field]> {
     }
 }
 
-/// The table of `kind` for the selection.
-pub fn tables(cx: &Ctx, kind: Kind) -> Table {
+/// The table of `kind` for the selection, made on first use.
+pub fn tables<'c>(cx: &'c Ctx, kind: Kind) -> &'c Table {
+    cx.tables[kind as usize].get_or_init(|| make(cx, kind))
+}
+
+fn make(cx: &Ctx, kind: Kind) -> Table {
     let reg = cx.reg();
     let facts = Facts::new(reg);
     let mut structs = chain_structs(cx, &facts, kind);
