@@ -14,42 +14,35 @@ use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
 
+/// An `<enums>` element as read ahead of the fold.
+pub(super) enum Enums {
+    /// The API constants, up to and including the first that cannot be read.
+    Constants(Vec<Result<Constant>>),
+    Group(EnumGroup),
+}
+
 impl Cx<'_> {
-    pub(super) fn parse_enums(
-        &self,
-        n: Node,
-        reg: &mut Registry,
-        warnings: &mut Vec<String>,
-    ) -> Result<()> {
+    /// An `<enums>` element read on its own: `reg` is not consulted, so this runs ahead of
+    /// the fold ([`Cx::fold_enums`] checks it against what came before).
+    pub(super) fn read_enums(&self, n: Node, warnings: &mut Vec<String>) -> Result<Enums> {
         let name = n
             .attribute("name")
             .ok_or_else(|| self.schema(n, "<enums> without a name".into()))?;
         let kind = n.attribute("type");
         if kind == Some("constants") || name == "API Constants" {
+            let mut constants = Vec::new();
             for e in n.children().filter(|c| c.has_tag_name("enum")) {
                 if !api_matches(e) {
                     continue;
                 }
-                let cname = self.name_of(e)?;
-                self.check_name(e, "constant", &cname, &names::constant_name(&cname))?;
-                let (line, col) = self.pos(e);
-                let k = Constant {
-                    name: cname.clone(),
-                    ty: e.attribute("type").unwrap_or("uint32_t").to_owned(),
-                    value: e.attribute("value").unwrap_or("").to_owned(),
-                    alias: e.attribute("alias").map(str::to_owned),
-                    line,
-                    col,
-                };
-                if let Some(old) = reg.constants.get(&cname) {
-                    if !same(old, &k, |k| (k.line, k.col) = (0, 0)) {
-                        return Err(self.redefined(e, "constant", &cname, (old.line, old.col)));
-                    }
-                    continue;
+                let constant = self.read_constant(e);
+                let failed = constant.is_err();
+                constants.push(constant);
+                if failed {
+                    break;
                 }
-                reg.constants.insert(cname, k);
             }
-            return Ok(());
+            return Ok(Enums::Constants(constants));
         }
         self.check_name(n, "enum group", name, &names::type_name(name))?;
         let bitmask = match kind {
@@ -93,27 +86,66 @@ impl Cx<'_> {
             });
         }
         let (line, col) = self.pos(n);
-        let group = EnumGroup {
+        Ok(Enums::Group(EnumGroup {
             name: name.to_owned(),
             bitmask,
             width64: n.attribute("bitwidth") == Some("64"),
             values,
             line,
             col,
+        }))
+    }
+
+    /// One `<enum>` of the API constants block.
+    fn read_constant(&self, e: Node) -> Result<Constant> {
+        let cname = self.name_of(e)?;
+        self.check_name(e, "constant", &cname, &names::constant_name(&cname))?;
+        let (line, col) = self.pos(e);
+        let k = Constant {
+            name: cname,
+            ty: e.attribute("type").unwrap_or("uint32_t").to_owned(),
+            value: e.attribute("value").unwrap_or("").to_owned(),
+            alias: e.attribute("alias").map(str::to_owned),
+            line,
+            col,
         };
-        if let Some(old) = reg.enums.get(name) {
-            let strip = |g: &mut EnumGroup| {
-                (g.line, g.col) = (0, 0);
-                for v in &mut g.values {
-                    (v.line, v.col) = (0, 0);
+        Ok(k)
+    }
+
+    /// An `<enums>` element's contents into `reg`: a constant or group defined before is an
+    /// error unless identical, checked in document order as the elements come.
+    pub(super) fn fold_enums(&self, enums: Enums, reg: &mut Registry) -> Result<()> {
+        match enums {
+            Enums::Constants(constants) => {
+                for constant in constants {
+                    let k = constant?;
+                    if let Some(old) = reg.constants.get(&k.name) {
+                        if !same(old, &k, |k| (k.line, k.col) = (0, 0)) {
+                            let (at, first) = ((k.line, k.col), (old.line, old.col));
+                            return Err(self.redefined_at(at, "constant", &k.name, first));
+                        }
+                        continue;
+                    }
+                    reg.constants.insert(k.name.clone(), k);
                 }
-            };
-            if !same(old, &group, strip) {
-                return Err(self.redefined(n, "<enums> block", name, (old.line, old.col)));
             }
-            return Ok(());
+            Enums::Group(group) => {
+                if let Some(old) = reg.enums.get(&group.name) {
+                    let strip = |g: &mut EnumGroup| {
+                        (g.line, g.col) = (0, 0);
+                        for v in &mut g.values {
+                            (v.line, v.col) = (0, 0);
+                        }
+                    };
+                    if !same(old, &group, strip) {
+                        let (at, first) = ((group.line, group.col), (old.line, old.col));
+                        return Err(self.redefined_at(at, "<enums> block", &group.name, first));
+                    }
+                    return Ok(());
+                }
+                reg.enums.insert(group.name.clone(), group);
+            }
         }
-        reg.enums.insert(name.to_owned(), group);
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use roxmltree::{Document, Node};
 use super::compare::same;
 use super::text::{clip, normalize_newlines, sha256_hex, LineIndex, MAX_ATTRIBUTES};
 use super::values::array_len;
-use super::{cdecl, pieces, sections};
+use super::{cdecl, interface, pieces, sections};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
@@ -217,7 +217,13 @@ fn fold(
                     reg.types.insert(ty.name.clone(), ty);
                 }
             }
-            "enums" => cx.parse_enums(child, reg, warnings)?,
+            "enums" => {
+                let enums = match ahead.enums.next(warnings) {
+                    Some(read) => read,
+                    None => cx.read_enums(child, warnings),
+                };
+                cx.fold_enums(enums?, reg)?;
+            }
             "commands" => {
                 for c in command_elements(child) {
                     let cmd = match ahead.commands.next(warnings) {
@@ -273,13 +279,14 @@ fn fold(
     Ok(())
 }
 
-/// The three sections and the features parsed ahead of the fold.
+/// The three sections, the features and the `<enums>` blocks parsed ahead of the fold.
 pub(super) struct Sections {
     pub(super) types: sections::Parsed<Type>,
     pub(super) commands: sections::Parsed<Command>,
     pub(super) extensions: sections::Parsed<Extension>,
     /// `<feature>` elements (`None`: one not for Vulkan).
     pub(super) features: sections::Parsed<Option<Feature>>,
+    pub(super) enums: sections::Parsed<interface::Enums>,
 }
 
 /// The `<type>` elements of a `<types>` section that are the fold's.
@@ -305,8 +312,8 @@ pub(super) fn extension_elements<'a, 'i>(
     section.children().filter(|e| e.has_tag_name("extension"))
 }
 
-/// Parses the three sections and the features under `root`, three of them on scoped threads
-/// when `threads`.
+/// Parses the three sections, the features and the `<enums>` blocks under `root`, four of them
+/// on scoped threads when `threads`.
 fn parse_ahead(cx: &Cx, root: Node, threads: bool) -> Sections {
     let sections = move |name: &'static str| {
         root.children()
@@ -329,24 +336,28 @@ fn parse_ahead(cx: &Cx, root: Node, threads: bool) -> Sections {
         )
     };
     let features = || sections::ahead(sections("feature"), |f, w| cx.parse_feature(f, w));
+    let enums = || sections::ahead(sections("enums"), |e, w| cx.read_enums(e, w));
     if !threads {
         return Sections {
             types: types(),
             commands: commands(),
             extensions: extensions(),
             features: features(),
+            enums: enums(),
         };
     }
     std::thread::scope(|s| {
         let types = s.spawn(types);
         let commands = s.spawn(commands);
         let features = s.spawn(features);
+        let enums = s.spawn(enums);
         let extensions = extensions();
         Sections {
             types: joined(types),
             commands: joined(commands),
             extensions,
             features: joined(features),
+            enums: joined(enums),
         }
     })
 }
@@ -429,21 +440,28 @@ impl Cx<'_> {
 
     /// `element `name` is defined again differently; first defined at FILE:LINE:COL`, located at
     /// the second definition.
-    pub(super) fn redefined(
+    pub(super) fn redefined(&self, n: Node, what: &str, name: &str, first: (u32, u32)) -> Error {
+        self.redefined_at(self.pos(n), what, name, first)
+    }
+
+    /// [`Cx::redefined`], located at `(line, col)`.
+    pub(super) fn redefined_at(
         &self,
-        n: Node,
+        (line, col): (u32, u32),
         what: &str,
         name: &str,
-        (line, col): (u32, u32),
+        (first_line, first_col): (u32, u32),
     ) -> Error {
-        self.schema(
-            n,
-            format!(
-                "{what} `{}` is defined again, differently; the first definition is at {}:{line}:{col}",
+        Error::Schema {
+            path: self.path.to_owned(),
+            line,
+            col,
+            message: format!(
+                "{what} `{}` is defined again, differently; the first definition is at {}:{first_line}:{first_col}",
                 clip(name),
                 self.path.display()
             ),
-        )
+        }
     }
 
     /// Literal array dimensions must be in `1..=MAX_ARRAY_LEN`; named ones are checked once the

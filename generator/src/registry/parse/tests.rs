@@ -74,6 +74,15 @@ fn faults_late_in_the_registry_read_the_same_in_pieces() {
             "ignored unknown element <zzz>",
             text.replacen("</registry>", "<zzz/></registry>", 1),
         ),
+        (
+            "enum group redefined",
+            "<enums> block `VkResult` is defined again",
+            text.replacen(
+                "</registry>",
+                "<enums name=\"VkResult\" type=\"enum\"><enum value=\"0\" name=\"VK_X\"/></enums></registry>",
+                1,
+            ),
+        ),
         ("duplicate member", "is declared twice", {
             let mut t = text.clone();
             t.insert_str(member.0, &member.1);
