@@ -1,7 +1,8 @@
-//! Results of elements parsed ahead of the fold that orders them: `parse::parse_str` parses
-//! vk.xml's three big sections — `<types>`, `<commands>`, `<extensions>` — on threads of their
-//! own, then takes their results one element at a time in document order. Building the model from
-//! the tree was half of parsing on one thread.
+//! Results of elements parsed ahead of the fold that orders them: `parse::parse_str` reads
+//! vk.xml's big sections — `<types>`, `<commands>`, `<extensions>`, and the `<feature>` and
+//! `<enums>` elements — on threads (each piece of a cut document, `pieces.rs`, on its own; a
+//! document parsed whole, one thread per section), then takes their results one element at a
+//! time in document order. Building the model from the tree was half of parsing on one thread.
 //!
 //! The fold still decides everything (duplicates, the order of errors, where warnings go): a
 //! section's parse stops at its first error, and each element's warnings travel with its result,
