@@ -4,6 +4,9 @@
     bench/generate-vs-mesa.py --vkgen target/release/vkgen --registry vk-1.4.359.xml \
         --mesa-util DIR [--python PY] [--runs 7] [--baseline OLD_VKGEN]
 
+Without `--mesa-util` (a machine without Mesa's generators) it compares with `--baseline` only:
+the Mesa ratio is then the baseline's from an earlier side-by-side run, scaled, not measured.
+
 Fetches nothing. The comparison inputs, obtained beforehand:
 - DIR holds Mesa 23.3.6's `src/vulkan/util/` generators: vk_dispatch_table_gen.py,
   vk_entrypoints_gen.py, vk_dispatch_trampolines_gen.py, vk_extensions_gen.py and the modules
@@ -48,15 +51,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vkgen", required=True)
     ap.add_argument("--registry", required=True)
-    ap.add_argument("--mesa-util", required=True)
+    ap.add_argument("--mesa-util")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--baseline")
     a = ap.parse_args()
     vkgen = os.path.abspath(a.vkgen)
     registry = os.path.abspath(a.registry)
-    util = os.path.abspath(a.mesa_util)
-    missing = [g for g, _ in MESA if not os.path.isfile(os.path.join(util, g))]
+    if not a.mesa_util and not a.baseline:
+        sys.exit("give --mesa-util (the comparison) or --baseline (before/after only), or both")
+    util = os.path.abspath(a.mesa_util) if a.mesa_util else None
+    missing = [g for g, _ in MESA if util and not os.path.isfile(os.path.join(util, g))]
     if missing:
         sys.exit(f"--mesa-util {util} lacks {', '.join(missing)} (see this script's header)")
     baseline = os.path.abspath(a.baseline) if a.baseline else None
@@ -72,23 +77,28 @@ def main():
                 took, _ = timed([baseline, "generate", "--registry", registry, "--out",
                                  os.path.join(scratch, "baseline")], scratch)
                 before.append(took)
-            total = 0.0
-            for gen, args in MESA:
-                took, _ = timed([a.python, os.path.join(util, gen), "--xml", registry] + args,
-                                scratch)
-                total += took
-            theirs.append(total)
-    mo, mt = statistics.median(ours), statistics.median(theirs)
+            if util:
+                total = 0.0
+                for gen, args in MESA:
+                    took, _ = timed([a.python, os.path.join(util, gen), "--xml", registry]
+                                    + args, scratch)
+                    total += took
+                theirs.append(total)
+    mo = statistics.median(ours)
     print(f"registry {registry}, {a.runs} alternated rounds, {os.cpu_count()} CPUs")
     print(f"vkgen generate (all outputs)        median {mo * 1000:8.1f} ms  "
           f"(min {min(ours) * 1000:.1f}, max {max(ours) * 1000:.1f})")
-    print(f"Mesa's 4 runtime generators, serial median {mt * 1000:8.1f} ms  "
-          f"(min {min(theirs) * 1000:.1f}, max {max(theirs) * 1000:.1f})")
-    print(f"ratio: vkgen is {mt / mo:.1f}x faster")
+    if theirs:
+        mt = statistics.median(theirs)
+        print(f"Mesa's 4 runtime generators, serial median {mt * 1000:8.1f} ms  "
+              f"(min {min(theirs) * 1000:.1f}, max {max(theirs) * 1000:.1f})")
+        print(f"ratio: vkgen is {mt / mo:.1f}x faster")
     if before:
         mb = statistics.median(before)
-        print(f"baseline vkgen ({a.baseline})  median {mb * 1000:8.1f} ms: "
-              f"{mt / mb:.1f}x Mesa; this vkgen takes {mo / mb:.2f} of its time")
+        against = f"{mt / mb:.1f}x Mesa; " if theirs else ""
+        print(f"baseline vkgen ({a.baseline})  median {mb * 1000:8.1f} ms "
+              f"(min {min(before) * 1000:.1f}, max {max(before) * 1000:.1f}): "
+              f"{against}this vkgen takes {mo / mb:.3f} of its time")
     median_run = sorted(phases)[len(phases) // 2][1]
     print("vkgen's phases in its median run:")
     print("".join(l + "\n" for l in median_run.splitlines() if not l.startswith("vkgen:")), end="")
