@@ -1,15 +1,17 @@
-//! Reading vk.xml into the model. One roxmltree pass over each file; the Android native-buffer
-//! description from `registry/` is parsed the same way and laid over vk.xml by element name.
+//! Reading vk.xml into the model. roxmltree parses each file, vk.xml in pieces on threads where it
+//! can be cut (`pieces.rs`); the Android native-buffer description from `registry/` is parsed the
+//! same way and laid over vk.xml by element name.
 //!
 //! Schema drift policy: unknown elements and attributes are tolerated with a warning (revisions we
 //! have never seen must still generate), unknown values of attributes whose meaning we rely on
 //! (`category`, extension `type`) are errors, and references to things nothing defines are errors
 //! naming the referring element.
 //!
-//! The parts: `parse.rs` walks the document and reads declarations (types, commands),
-//! `interface.rs` reads enumerants and the `<require>` blocks of features and extensions,
-//! `overlay.rs` lays the overlay over vk.xml, `validate.rs` checks the finished registry as a
-//! whole, and `values.rs` evaluates the integers vk.xml writes as C text.
+//! The parts: `pieces.rs` plans where vk.xml is cut, `parse.rs` walks the document (or its
+//! pieces) and reads declarations (types, commands), `interface.rs` reads enumerants and the
+//! `<require>` blocks of features and extensions, `overlay.rs` lays the overlay over vk.xml,
+//! `validate.rs` checks the finished registry as a whole, and `values.rs` evaluates the integers
+//! vk.xml writes as C text.
 
 pub mod cdecl;
 mod compare;
