@@ -133,9 +133,14 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         "Command metadata (dispatch level, origin, export) and a perfect-hash name lookup.",
         tokens(cx),
     )?;
-    let out = text::fill(&out, "__VKGEN_IDS", &rows.ids);
-    let out = text::fill(&out, "__vkgen_commands!", &rows.infos);
-    Ok(text::fill(&out, "__vkgen_phf!", &data))
+    Ok(text::fill_all(
+        &out,
+        &[
+            ("__VKGEN_IDS", &rows.ids),
+            ("__vkgen_commands!", &rows.infos),
+            ("__vkgen_phf!", &data),
+        ],
+    ))
 }
 
 fn tokens(cx: &Ctx) -> proc_macro2::TokenStream {

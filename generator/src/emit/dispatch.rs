@@ -34,19 +34,18 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         #inst
         #dev
     };
-    let mut out = super::format_file(
+    let out = super::format_file(
         "dispatch.rs",
         "Dispatch tables filled from a get-proc-addr function; missing entries point at stubs that\nreturn VK_ERROR_FEATURE_NOT_PRESENT (or nothing), so callers never jump to null. Stubs of\nexported extension commands are AOSP's \"disabled\" functions: they report the call through\n`DISABLED_REPORT` and return VK_SUCCESS (or nothing).",
         tokens,
     )?;
-    for (marker, items) in fills {
-        out = text::fill(&out, &marker, &items);
-    }
-    Ok(text::fill(
-        &out,
-        "__vkgen_set_body!",
-        "// SAFETY: the caller vouches for `f`'s signature, which is `SlotTable::set`'s contract.\nunsafe { SlotTable::set(self, slot, f) }\n",
-    ))
+    let set_body = "// SAFETY: the caller vouches for `f`'s signature, which is `SlotTable::set`'s contract.\nunsafe { SlotTable::set(self, slot, f) }\n";
+    let mut all: Vec<(&str, &str)> = fills
+        .iter()
+        .map(|(m, i)| (m.as_str(), i.as_str()))
+        .collect();
+    all.push(("__vkgen_set_body!", set_body));
+    Ok(text::fill_all(&out, &all))
 }
 
 /// The extension an exported, non-core command belongs to: its stub is AOSP's "disabled"

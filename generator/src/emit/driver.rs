@@ -39,10 +39,15 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints and the command → entry-point table; the get-proc-addr rules are `driver_resolve.rs`.",
         skeleton(),
     )?;
-    let out = text::fill(&out, "__VKGEN_HOOKS", &rows.hooks);
-    let out = text::fill(&out, "__vkgen_entries!", &rows.entries);
-    let out = text::fill(&out, "__vkgen_lookup!", LOOKUP);
-    Ok(text::fill(&out, "__vkgen_entry_point!", &rows.arms))
+    Ok(text::fill_all(
+        &out,
+        &[
+            ("__VKGEN_HOOKS", &rows.hooks),
+            ("__vkgen_entries!", &rows.entries),
+            ("__vkgen_lookup!", LOOKUP),
+            ("__vkgen_entry_point!", &rows.arms),
+        ],
+    ))
 }
 
 /// Every `Driver` as the get-proc-addr rules see it (`driver_resolve.rs`'s `Lookup`, which

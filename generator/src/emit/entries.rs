@@ -107,17 +107,17 @@ impl EntryTable {{
 }}
 "
     );
-    for (marker, items) in [
-        ("@fields", &fields),
-        ("@empty", &empty),
-        ("@get", &get),
-        ("@or", &or),
-        ("@retain", &retain),
-        ("@all", &all),
-    ] {
-        out = text::fill(&out, marker, items);
-    }
-    Ok(out)
+    Ok(text::fill_all(
+        &out,
+        &[
+            ("@fields", &fields),
+            ("@empty", &empty),
+            ("@get", &get),
+            ("@or", &or),
+            ("@retain", &retain),
+            ("@all", &all),
+        ],
+    ))
 }
 
 const HEADER: &str = "\

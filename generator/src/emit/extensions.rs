@@ -93,9 +93,14 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         "Extension table with Android policy flags and a perfect-hash lookup.",
         tokens(),
     )?;
-    let out = text::fill(&out, "__VKGEN_IDS", &rows.ids);
-    let out = text::fill(&out, "__vkgen_extensions!", &rows.infos);
-    Ok(text::fill(&out, "__vkgen_phf!", &data))
+    Ok(text::fill_all(
+        &out,
+        &[
+            ("__VKGEN_IDS", &rows.ids),
+            ("__vkgen_extensions!", &rows.infos),
+            ("__vkgen_phf!", &data),
+        ],
+    ))
 }
 
 fn tokens() -> proc_macro2::TokenStream {

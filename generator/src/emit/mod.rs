@@ -218,3 +218,33 @@ pub fn selection_summary(sel: &Selection) -> String {
 }
 
 pub use select::Level;
+
+/// A part of a generated file, written into its own string.
+pub type Part<'a> = Box<dyn FnOnce(&mut String) + Send + 'a>;
+
+/// The `parts` written on threads of their own, concatenated in order: the longest emitters
+/// write a file of independent sections, and one thread per file made each the run's pole.
+pub fn in_parallel(parts: Vec<Part<'_>>) -> String {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                s.spawn(move || {
+                    let mut out = String::new();
+                    part(&mut out);
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// `items` split into about one chunk per core (at most 8), in order.
+pub fn chunks<T>(items: &[T]) -> std::slice::Chunks<'_, T> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    items.chunks(items.len().div_ceil(threads).max(1))
+}

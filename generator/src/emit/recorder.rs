@@ -732,22 +732,34 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         commands.len(),
         fixed.len(),
     );
-    write_records(cx, &commands, &mut out);
-    write_execute(cx, &commands, &routes, &mut out);
-    super::recorder_routes::write_table(cx, &routes, &mut out);
-    write_replay(cx, &commands, &mut out);
-    write_chain_table(cx, &structs, &mut out);
-    for name in &fixed {
-        write_fix(cx, &fixed, name, &mut out);
-    }
-    write_owned(cx, &fixed, &mut out);
-    write_table(cx, &commands, &mut out);
-    out.push_str("\n/// The recording entry points, one per `vkCmd*`, generic over where recordings live.\npub mod entry {\n    use super::*;\n");
-    let mut entries = String::new();
-    for cmd in &commands {
-        write_entry(cx, &fixed, cmd, &mut entries);
-    }
-    out.push_str(&indent(&entries, "    ").replace("    \n", "\n"));
+    let (commands, routes, structs, fixed) = (&commands, &routes, &structs, &fixed);
+    let mut parts: Vec<super::Part> = vec![
+        Box::new(|out| write_records(cx, commands, out)),
+        Box::new(|out| write_execute(cx, commands, routes, out)),
+        Box::new(|out| super::recorder_routes::write_table(cx, routes, out)),
+        Box::new(|out| write_replay(cx, commands, out)),
+        Box::new(|out| write_chain_table(cx, structs, out)),
+        Box::new(|out| {
+            for name in fixed {
+                write_fix(cx, fixed, name, out);
+            }
+        }),
+        Box::new(|out| write_owned(cx, fixed, out)),
+        Box::new(|out| write_table(cx, commands, out)),
+        Box::new(|out| {
+            out.push_str("\n/// The recording entry points, one per `vkCmd*`, generic over where recordings live.\npub mod entry {\n    use super::*;\n")
+        }),
+    ];
+    parts.extend(super::chunks(commands).map(|chunk| -> super::Part {
+        Box::new(move |out| {
+            let mut entries = String::new();
+            for cmd in chunk {
+                write_entry(cx, fixed, cmd, &mut entries);
+            }
+            out.push_str(&indent(&entries, "    ").replace("    \n", "\n"));
+        })
+    }));
+    out.push_str(&super::in_parallel(parts));
     out.push_str("}\n");
     Ok(out)
 }

@@ -28,6 +28,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             needed.insert(b);
         }
     }
+    let mut emitted = Vec::new();
     for name in needed {
         let Some(ty) = reg.types.get(name) else {
             continue;
@@ -43,8 +44,18 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         if !done.insert(rust.clone()) {
             continue;
         }
-        emit_type(cx, ty, &rust, &mut out);
+        emitted.push((ty, rust));
     }
+    let parts = super::chunks(&emitted)
+        .map(|chunk| -> super::Part {
+            Box::new(move |out| {
+                for (ty, rust) in chunk {
+                    emit_type(cx, ty, rust, out);
+                }
+            })
+        })
+        .collect();
+    out.push_str(&super::in_parallel(parts));
     // Enum values ash's types lack, as associated consts of per-type extension traits.
     for group in reg.enums.values() {
         let rust = names::type_name(&group.name);
