@@ -57,37 +57,56 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         .collect();
     out.push_str(&super::in_parallel(parts));
     // Enum values ash's types lack, as associated consts of per-type extension traits.
-    for group in reg.enums.values() {
-        let rust = names::type_name(&group.name);
-        if cx.emits_type(&group.name) || !cx.ash.has(&rust) || !cx.sel.types.contains(&group.name) {
-            continue;
-        }
-        let consts: Vec<(String, String, i64)> = group_values(cx, group)
-            .into_iter()
-            .filter(|(cname, _, _)| !cx.ash.has(&format!("{rust}::{cname}")))
-            .collect();
-        if consts.is_empty() {
-            continue;
-        }
-        let _ = write!(
-            out,
-            "\n/// Values of `{}` that ash 0.38 lacks. Bring the trait into scope to use them.\npub trait {rust}Ext: Sized {{\n",
-            group.name
-        );
-        for (cname, vk_name, _) in &consts {
-            let _ = writeln!(out, "    /// `{vk_name}`\n    const {cname}: Self;");
-        }
-        let _ = writeln!(out, "}}\nimpl {rust}Ext for {rust} {{");
-        for (cname, _, value) in &consts {
-            let _ = writeln!(
-                out,
-                "    const {cname}: Self = Self::from_raw({});",
-                value_literal(group, *value)
-            );
-        }
-        out.push_str("}\n");
-    }
+    let groups: Vec<(&EnumGroup, String)> = reg
+        .enums
+        .values()
+        .filter_map(|group| {
+            let rust = names::type_name(&group.name);
+            let skip = cx.emits_type(&group.name)
+                || !cx.ash.has(&rust)
+                || !cx.sel.types.contains(&group.name);
+            (!skip).then_some((group, rust))
+        })
+        .collect();
+    let parts = super::chunks(&groups)
+        .map(|chunk| -> super::Part {
+            Box::new(move |out| {
+                for (group, rust) in chunk {
+                    ext_trait(cx, group, rust, out);
+                }
+            })
+        })
+        .collect();
+    out.push_str(&super::in_parallel(parts));
     Ok(out)
+}
+
+/// The trait of `group`'s values that ash's `rust` lacks, if any.
+fn ext_trait(cx: &Ctx, group: &EnumGroup, rust: &str, out: &mut String) {
+    let consts: Vec<(String, String, i64)> = group_values(cx, group)
+        .into_iter()
+        .filter(|(cname, _, _)| !cx.ash.has(&format!("{rust}::{cname}")))
+        .collect();
+    if consts.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "\n/// Values of `{}` that ash 0.38 lacks. Bring the trait into scope to use them.\npub trait {rust}Ext: Sized {{\n",
+        group.name
+    );
+    for (cname, vk_name, _) in &consts {
+        let _ = writeln!(out, "    /// `{vk_name}`\n    const {cname}: Self;");
+    }
+    let _ = writeln!(out, "}}\nimpl {rust}Ext for {rust} {{");
+    for (cname, _, value) in &consts {
+        let _ = writeln!(
+            out,
+            "    const {cname}: Self = Self::from_raw({});",
+            value_literal(group, *value)
+        );
+    }
+    out.push_str("}\n");
 }
 
 /// The selected values of an enum group: (Rust const name, vk name, value), first name wins.
