@@ -318,8 +318,13 @@ fn semaphore_fd_orders_work_across_devices() {
         }
         assert_eq!(checked, 6);
         let warm = warm.unwrap();
+        // At round 5 a waiter thread may still hold round 4's imported fd, so the warm count
+        // can be one above the level: the test is that 295 more cycles add none.
         let after = settle_fds(warm);
-        assert_eq!(after, warm, "fds level over 300 export → import cycles");
+        assert!(
+            after <= warm,
+            "fds grow over 300 export → import cycles: {warm} → {after}"
+        );
         // SAFETY: idle devices.
         unsafe {
             b.device.destroy_buffer(buffer, None);
