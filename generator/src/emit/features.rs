@@ -38,9 +38,10 @@ use crate::names;
 
 mod table;
 
-pub use table::{
-    tables, ChainMember, ChainStruct, FieldKind, FlatField, Kind, Table, PROMOTED_RENAMES,
+pub use super::feature_table::{
+    ChainMember, ChainStruct, FieldKind, FlatField, Kind, Table, PROMOTED_RENAMES,
 };
+pub use table::tables;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
     let f = tables(cx, Kind::Features);

@@ -7,19 +7,13 @@ use roxmltree::Node;
 
 use super::compare::same;
 use super::parse::{api_list, api_matches, Cx};
+use super::sections::Enums;
 use super::text::clip;
 use super::values::parse_c_literal;
 use super::{depends, features};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
-
-/// An `<enums>` element as read ahead of the fold.
-pub(super) enum Enums {
-    /// The API constants, up to and including the first that cannot be read.
-    Constants(Vec<Result<Constant>>),
-    Group(EnumGroup),
-}
 
 impl Cx<'_> {
     /// An `<enums>` element read on its own: `reg` is not consulted, so this runs ahead of

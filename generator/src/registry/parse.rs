@@ -9,7 +9,7 @@ use roxmltree::{Document, Node};
 use super::compare::same;
 use super::text::{clip, normalize_newlines, sha256_hex, LineIndex, MAX_ATTRIBUTES};
 use super::values::array_len;
-use super::{cdecl, interface, pieces, sections};
+use super::{cdecl, pieces, sections};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
@@ -286,7 +286,7 @@ pub(super) struct Sections {
     pub(super) extensions: sections::Parsed<Extension>,
     /// `<feature>` elements (`None`: one not for Vulkan).
     pub(super) features: sections::Parsed<Option<Feature>>,
-    pub(super) enums: sections::Parsed<interface::Enums>,
+    pub(super) enums: sections::Parsed<sections::Enums>,
 }
 
 /// The `<type>` elements of a `<types>` section that are the fold's.

@@ -175,7 +175,7 @@ impl Piece {
     }
 }
 
-/// The first tag with more than [`super::MAX_ATTRIBUTES`] attributes, and a plan that cuts
+/// The first tag with more than [`super::text::MAX_ATTRIBUTES`] attributes, and a plan that cuts
 /// `text` into about `pieces` pieces (`None`: parse it whole).
 ///
 /// The bomb: roxmltree checks each new attribute against all earlier ones of its element, so an
@@ -188,7 +188,7 @@ pub(super) fn scan(text: &[u8], pieces: usize) -> (Option<usize>, Option<Plan>) 
     let mut bomb = None;
     let mut last_end = 0;
     for item in markup(text) {
-        if item.equals > super::MAX_ATTRIBUTES {
+        if item.equals > super::text::MAX_ATTRIBUTES {
             bomb = Some(item.start);
             break;
         }
@@ -378,12 +378,12 @@ mod tests {
 
     #[test]
     fn attribute_bomb_is_found_in_one_pass() {
-        let many: String = (0..=super::super::MAX_ATTRIBUTES)
+        let many: String = (0..=super::super::text::MAX_ATTRIBUTES)
             .map(|i| format!(" a{i}='='"))
             .collect();
         let text = format!("<?xml version=\"1.0\"?><!-- a=b --><r x=\"1\"><e{many}/></r>");
         assert_eq!(scan(text.as_bytes(), 1).0, text.find("<e"));
-        let few: String = (0..super::super::MAX_ATTRIBUTES)
+        let few: String = (0..super::super::text::MAX_ATTRIBUTES)
             .map(|i| format!(" a{i}=\">\""))
             .collect();
         assert_eq!(scan(format!("<r{few}/>").as_bytes(), 4).0, None);

@@ -11,6 +11,14 @@
 use roxmltree::Node;
 
 use crate::error::Result;
+use crate::model::{Constant, EnumGroup};
+
+/// An `<enums>` element as read ahead of the fold.
+pub(super) enum Enums {
+    /// The API constants, up to and including the first that cannot be read.
+    Constants(Vec<Result<Constant>>),
+    Group(EnumGroup),
+}
 
 /// One section's results, in the order its elements come.
 pub(super) struct Parsed<T> {
