@@ -131,6 +131,12 @@ fn name(text: &[u8], item: &Item) -> Range<usize> {
     from..from + len
 }
 
+/// XML's whitespace (`S`): space, tab, CR, LF — not form feed, which `is_ascii_whitespace`
+/// also takes and roxmltree refuses outside the root, where no piece would see it.
+fn is_xml_space(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// The sections whose children a cut may fall between.
 const SPLIT_INSIDE: &[&[u8]] = &[b"types", b"commands", b"extensions"];
 
@@ -223,11 +229,7 @@ impl Planner {
     /// Takes `item` (the previous one ended at `last_end`); `None` when the document is not one
     /// this plan can cut.
     fn step(&mut self, text: &[u8], item: &Item, last_end: usize) -> Option<()> {
-        if self.depth == 0
-            && !text[last_end..item.start]
-                .iter()
-                .all(u8::is_ascii_whitespace)
-        {
+        if self.depth == 0 && !text[last_end..item.start].iter().all(is_xml_space) {
             return None;
         }
         match item.kind {
@@ -288,7 +290,7 @@ impl Planner {
     /// is known to be whitespace.
     fn finish(self, text: &[u8], last_end: usize, pieces: usize) -> Option<Plan> {
         let (head, root, close) = (self.head?, self.root?, self.root_close?);
-        if self.depth != 0 || !text[last_end..].iter().all(u8::is_ascii_whitespace) {
+        if self.depth != 0 || !text[last_end..].iter().all(is_xml_space) {
             return None;
         }
         let target = (close - head.end) / pieces;
@@ -400,6 +402,7 @@ mod tests {
             "<!DOCTYPE r [<!ENTITY e '<x/>'>]><r><a/><b/></r>",
             "<r><a/><b/></r><r/>",
             "<r><a/><b/></r>text",
+            "<r><a/><b/></r>\x0c",
             "text<r><a/><b/></r>",
             "<r><a/><b/></s>",
             "<r><a/><b/>",
