@@ -255,7 +255,9 @@ pub struct EnumValue {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum EnumVal {
-    Value(i64),
+    /// The literal's exact C value: `-1` and `(~0ULL)` differ, so a 32-bit group can refuse the
+    /// second (emitters take the bit pattern, [`crate::registry::enum_value`]).
+    Value(i128),
     Bitpos(u32),
     Alias(String),
 }

@@ -161,6 +161,22 @@ fn enum_value_out_of_range_is_a_located_error() {
         "value=\"4294967295\" name=\"VK_SUCCESS\"",
     );
     assert_located(load(&text), "does not fit enum VkResult");
+    // `(~0ULL)` is 2^64-1, not -1: a 32-bit flag group refuses it (CI's proptest found it
+    // emitted as 0xffffffff), while `-1` and `(~0U)` are 32-bit patterns it keeps.
+    for (lit, fits) in [
+        ("(~0ULL)", false),
+        ("-1", true),
+        ("(~0U)", true),
+        ("0x100000000", false),
+    ] {
+        let text = BASE.replace("0x7FFFFFFF", lit);
+        if fits {
+            load(&text).unwrap_or_else(|e| panic!("{lit}: {e}"));
+        } else {
+            let line = assert_located(load(&text), "does not fit flags VkHardenFlagBitsEXT");
+            assert_eq!(line, line_of(&text, lit), "{lit}");
+        }
+    }
 }
 
 #[test]

@@ -149,13 +149,11 @@ impl Cx<'_> {
             let c = parse_c_literal(v)
                 .ok_or_else(|| self.schema(e, format!("bad integer literal `{}`", clip(v))))?;
             // Enumerants are `int` (or a 64-bit flag): anything wider is a wrong value, not data.
-            let value = i64::try_from(c.value)
-                .ok()
-                .or_else(|| u64::try_from(c.value).ok().map(|u| u as i64))
-                .ok_or_else(|| {
-                    self.schema(e, format!("value `{}` does not fit 64 bits", clip(v)))
-                })?;
-            return Ok(Some(EnumVal::Value(value)));
+            // Which width the group allows is checked once groups are known (validate).
+            if i64::try_from(c.value).is_err() && u64::try_from(c.value).is_err() {
+                return Err(self.schema(e, format!("value `{}` does not fit 64 bits", clip(v))));
+            }
+            return Ok(Some(EnumVal::Value(c.value)));
         }
         if let Some(b) = e.attribute("bitpos") {
             let b: u32 = b
@@ -195,6 +193,7 @@ impl Cx<'_> {
                         format!("extnumber {number} with offset {off} does not fit an enumerant"),
                     )
                 })?;
+            let v = i128::from(v);
             return Ok(Some(EnumVal::Value(if e.attribute("dir") == Some("-") {
                 -v
             } else {

@@ -183,7 +183,7 @@ fn merge_literals(
 /// Two spellings of one enumerant value: equal, or `bitpos="b"` and `value="1<<b"`.
 fn same_enum_value(a: &EnumVal, b: &EnumVal) -> bool {
     let bits = |v: &EnumVal| match v {
-        EnumVal::Value(x) => Some(*x),
+        EnumVal::Value(x) => Some(*x as i64),
         EnumVal::Bitpos(p) => 1i64.checked_shl(*p),
         EnumVal::Alias(_) => None,
     };
@@ -564,7 +564,7 @@ fn check_enum_range(g: &EnumGroup, name: &str, v: &EnumVal) -> std::result::Resu
         (EnumVal::Bitpos(b), true, true) => *b < 64,
         (EnumVal::Bitpos(b), false, _) => *b < 31,
         (EnumVal::Value(x), true, false) => i32::try_from(*x).is_ok() || u32::try_from(*x).is_ok(),
-        (EnumVal::Value(_), true, true) => true,
+        (EnumVal::Value(x), true, true) => i64::try_from(*x).is_ok() || u64::try_from(*x).is_ok(),
         (EnumVal::Value(x), false, _) => i32::try_from(*x).is_ok(),
     };
     if ok {

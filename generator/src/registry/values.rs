@@ -188,7 +188,8 @@ pub fn enum_value(group: &EnumGroup, v: &EnumVal, depth: u32) -> Option<i64> {
     let mut v = v;
     for _ in (depth as usize)..=MAX_ALIAS_CHAIN {
         match v {
-            EnumVal::Value(x) => return Some(*x),
+            // The bit pattern: `0x8000000000000000` in a 64-bit group is bit 63, as `bitpos="63"`.
+            EnumVal::Value(x) => return Some(*x as i64),
             EnumVal::Bitpos(b) => return 1i64.checked_shl(*b),
             EnumVal::Alias(a) => v = &group.values.iter().find(|x| &x.name == a)?.value,
         }
