@@ -274,6 +274,7 @@ fn debug_and_tests() -> proc_macro2::TokenStream {
             fn every_name_is_a_c_string_that_finds_its_row() {
                 for (i, c) in COMMANDS.iter().enumerate() {
                     assert_eq!(c.name().to_bytes(), c.name.bytes(NAMES));
+                    assert!(!c.name.bytes(NAMES).contains(&0), "{c:?}");
                     assert!(c.name().to_bytes().starts_with(b"vk"), "{c:?}");
                     assert_eq!(lookup(c.name()), Some(CommandId(i as u16)));
                     assert_eq!(c.extensions().len(), c.extensions.1 as usize);

@@ -242,6 +242,7 @@ fn debug_and_tests() -> proc_macro2::TokenStream {
             fn every_name_is_a_c_string_that_finds_its_row() {
                 for (i, e) in EXTENSIONS.iter().enumerate() {
                     assert_eq!(e.name().to_bytes(), e.name.bytes(STRINGS));
+                    assert!(!e.name.bytes(STRINGS).contains(&0), "{e:?}");
                     assert!(e.name().to_bytes().starts_with(b"VK_"), "{e:?}");
                     assert_eq!(lookup(e.name()), Some(ExtensionId(i as u16)));
                 }

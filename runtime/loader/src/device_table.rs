@@ -26,7 +26,7 @@
 //! version (invalid usage) the stub returns `VK_ERROR_FEATURE_NOT_PRESENT` or nothing, where
 //! AOSP's table holds whatever the chain answered for it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use vkgen_generated::commands::{self, CommandId, Origin, COMMANDS};
@@ -98,46 +98,46 @@ impl TableAnswers {
     }
 }
 
-/// The chain's answers to registry commands the table did not ask for (extension commands not
-/// enabled, core above the device's version), remembered from the first `vkGetDeviceProcAddr`
-/// of each, as [`TableAnswers`] remembers the table's: later lookups of the same name on the same
-/// device skip the chain's own name lookups. A direct-mapped cache of one word per entry,
-/// `(id + 1) << 48 | address`, so that a reader never sees one command's tag with another's
-/// address; an address that does not fit in 48 bits is never remembered.
-#[derive(Debug, Default)]
-pub struct LaterAnswers([AtomicU64; LATER_SLOTS]);
+/// Every answer `vkGetDeviceProcAddr` gave on one device for a registry command, by id: the
+/// table's recorded answers, the loader's filters and the chain's answers to names the table did
+/// not ask for (extension commands not enabled, core above the device's version). A name asked
+/// again is one word read after its id (issue 35: the rules cost as much again as the name's
+/// lookup). One word per command: 0 not answered yet, [`ANSWERED_NULL`], or the function's
+/// address. An answer cannot change within a device's life (the chain, the enabled extensions
+/// and the version are fixed at `vkCreateDevice`), so a racing second writer stores the same word.
+#[derive(Debug)]
+pub struct LaterAnswers([AtomicUsize; COMMANDS.len()]);
 
-/// Entries of a [`LaterAnswers`].
-const LATER_SLOTS: usize = 32;
-const _: () = assert!(
-    COMMANDS.len() < (1 << 16) - 1,
-    "a command id + 1 fits the tag"
-);
+/// A [`LaterAnswers`] word for a command answered with NULL (no function is at address 1).
+const ANSWERED_NULL: usize = 1;
+
+impl Default for LaterAnswers {
+    fn default() -> Self {
+        Self([const { AtomicUsize::new(0) }; COMMANDS.len()])
+    }
+}
 
 impl LaterAnswers {
-    /// What the chain answered for `id` before, if remembered.
+    /// What was answered for `id` before, if anything.
+    #[inline]
     pub fn get(&self, id: CommandId) -> Option<vk::PFN_vkVoidFunction> {
-        let entry = self.0[usize::from(id.0) % LATER_SLOTS].load(Ordering::Relaxed);
-        if entry >> 48 != u64::from(id.0) + 1 {
-            return None;
+        match self.0.get(usize::from(id.0))?.load(Ordering::Relaxed) {
+            0 => None,
+            ANSWERED_NULL => Some(None),
+            // SAFETY: a non-null address `remember` stored from a `PFN_vkVoidFunction`.
+            address => Some(Some(unsafe {
+                std::mem::transmute::<usize, unsafe extern "system" fn()>(address)
+            })),
         }
-        let address = (entry & ((1 << 48) - 1)) as usize;
-        if address == 0 {
-            return Some(None);
-        }
-        // SAFETY: a non-null address `remember` stored from a `PFN_vkVoidFunction`.
-        Some(Some(unsafe {
-            std::mem::transmute::<usize, unsafe extern "system" fn()>(address)
-        }))
     }
 
-    /// Remembers the chain's answer `f` for `id`.
-    pub fn remember(&self, id: CommandId, f: vk::PFN_vkVoidFunction) {
-        let address = f.map_or(0, |f| f as usize) as u64;
-        if address >> 48 == 0 {
-            let entry = (u64::from(id.0) + 1) << 48 | address;
-            self.0[usize::from(id.0) % LATER_SLOTS].store(entry, Ordering::Relaxed);
+    /// Remembers the answer `f` for `id`; returns `f`.
+    #[inline]
+    pub fn remember(&self, id: CommandId, f: vk::PFN_vkVoidFunction) -> vk::PFN_vkVoidFunction {
+        if let Some(word) = self.0.get(usize::from(id.0)) {
+            word.store(f.map_or(ANSWERED_NULL, |f| f as usize), Ordering::Relaxed);
         }
+        f
     }
 }
 

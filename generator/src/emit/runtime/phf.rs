@@ -1,9 +1,9 @@
 //! Perfect-hash probing shared by the command and extension lookups: one pass over the name
-//! eight bytes at a time, one mix with the bucket's displacement, one slot read; the caller
+//! sixteen bytes at a time, one mix with the bucket's displacement, one slot read; the caller
 //! compares the key stored there, so a lookup is a single string compare.
 //!
-//! The hash reads whole 64-bit words and folds each in with one 64×64→128-bit multiply
-//! (wyhash's "mum"): a Vulkan name of 20–40 bytes costs three to five dependent multiplies, where
+//! The hash reads whole 64-bit words and folds them in pairs with one 64×64→128-bit multiply
+//! (wyhash's "mum"): a Vulkan name of 20–40 bytes costs two or three dependent multiplies, where
 //! the byte-serial FNV-1a this replaced paid one multiply per byte (issue 22: FNV was the hot
 //! spot of `vkGetDeviceProcAddr`, run once in the loader and once more in a vkgen driver). The
 //! bucket is picked from the hash's high half by a multiply (Lemire's fast range), not a
@@ -48,21 +48,27 @@ fn short(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The name's 64-bit hash. Names of eight bytes or more end with the (overlapping) last word;
-/// the length goes into the seed, so names that share those bytes still differ.
+/// The name's 64-bit hash. Each fold takes two words (wyhash's 16-byte step): a 20–40 byte
+/// Vulkan name costs two or three dependent multiplies, half of one word a fold (issue 35). The
+/// last 16 bytes are read as two (overlapping) words, and the length is in the seed, so names
+/// that share those bytes still differ.
 #[inline(always)]
 pub(crate) fn hash(bytes: &[u8]) -> u64 {
     let n = bytes.len();
-    let mut h = fold(n as u64 ^ K0, K1);
+    let seed = fold(n as u64 ^ K0, K1);
     if n < 8 {
-        return fold(h ^ short(bytes), K0);
+        return fold(seed ^ short(bytes), K0);
     }
+    if n <= 16 {
+        return fold(seed ^ word(bytes, 0), K1 ^ word(bytes, n - 8));
+    }
+    let mut h = seed;
     let mut i = 0;
-    while i + 8 < n {
-        h = fold(h ^ word(bytes, i), K0);
-        i += 8;
+    while i + 16 < n {
+        h = fold(h ^ word(bytes, i), K1 ^ word(bytes, i + 8));
+        i += 16;
     }
-    fold(h ^ word(bytes, n - 8), K1)
+    fold(h ^ word(bytes, n - 16), K0 ^ word(bytes, n - 8))
 }
 
 /// Whether `a` and `b` hold the same bytes: a word at a time, inline (the stored key and the
@@ -153,12 +159,16 @@ impl BlobStr {
     /// It as a C string (the blob's NUL after it included); empty for [`BlobStr::NONE`].
     pub(crate) fn c_str(self, blob: &'static str) -> &'static core::ffi::CStr {
         let at = self.at as usize;
-        // The generator ends every string with one NUL and names hold none, so the check only
-        // fails for a table this file's generator did not write (the generated tables' test
-        // `every_name_is_a_c_string_that_finds_its_row` walks every row).
+        // The generator ends every string with one NUL and none holds another (they come from
+        // XML, which cannot carry U+0000), so only the last byte is checked: scanning each name
+        // for interior NULs was a tenth of the loader's vkCreateDevice (issue 35). The generated
+        // tables' test `every_name_is_a_c_string_that_finds_its_row` walks every row.
         match blob.as_bytes().get(at..=at + self.len as usize) {
-            Some(bytes) => core::ffi::CStr::from_bytes_with_nul(bytes).unwrap_or(c""),
-            None => c"",
+            // SAFETY: `bytes` ends with its NUL and holds no other (above).
+            Some(bytes @ [.., 0]) => unsafe {
+                core::ffi::CStr::from_bytes_with_nul_unchecked(bytes)
+            },
+            _ => c"",
         }
     }
 }

@@ -22,8 +22,8 @@
 //! * a name the device's table asked the chain for at `vkCreateDevice` (the commands the device
 //!   can expose, `device_table`) → the chain's answer then, from the table (NULL if it had
 //!   none), without calling down the chain again;
-//! * another registry command asked before on this device → the chain's answer then
-//!   (`device_table::LaterAnswers`);
+//! * (any registry command answered before on this device is answered as then, from one word per
+//!   command: `device_table::LaterAnswers`);
 //! * anything else (core above the device's version, extensions not enabled, names unknown to
 //!   the registry) → the head of the device's layer chain: the driver's own function unless a
 //!   layer or the loader intercepts it (without layers, a name the terminator would pass on
@@ -120,6 +120,10 @@ pub(crate) unsafe fn device_proc_addr(
         // SAFETY: the terminator with this device and a C string.
         return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
     };
+    if let Some(f) = id.and_then(|id| api.later.get(id)) {
+        // Answered before on this device (the rules below give the same answer again).
+        return f;
+    }
     let is_hooked = id.is_some_and(|id| hooked().contains(id));
     if let (Some(id), Some(info)) = (id, info) {
         // AOSP (`driver::GetDeviceProcAddr`): only the commands the loader hooks are filtered
@@ -129,23 +133,17 @@ pub(crate) unsafe fn device_proc_addr(
                 "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
                  and which is not core at the device's API version"
             );
-            return None;
+            return api.later.remember(id, None);
         }
         // The chain was asked for this name at vkCreateDevice (`device_table`): its answer
         // then is its answer now, without the chain's own name lookups.
-        match api.answers.recorded(id) {
-            Some(true) => return info.slot().and_then(|slot| data.dispatch().get(slot)),
-            Some(false) => return None,
-            None => {}
-        }
-        // Asked before on this device: the chain's answer then.
-        if let Some(f) = api.later.get(id) {
-            return f;
-        }
-        // SAFETY: as the chain call below.
-        let f = unsafe { chain_proc_addr(device, data, api, name, is_hooked) };
-        api.later.remember(id, f);
-        return f;
+        let f = match api.answers.recorded(id) {
+            Some(true) => info.slot().and_then(|slot| data.dispatch().get(slot)),
+            Some(false) => None,
+            // SAFETY: as the chain call below.
+            None => unsafe { chain_proc_addr(device, data, api, name, is_hooked) },
+        };
+        return api.later.remember(id, f);
     }
     // SAFETY: `device` is the application's live device whose data and api-level data these
     // are, and `name` a C string.
