@@ -210,7 +210,6 @@ unsafe fn create_device(
         enabled_extensions,
         instance_extensions: api.enabled_extensions,
         answers,
-        later: Default::default(),
     };
     if data.api.set(device_api).is_err() {
         return Err(vk_error!(

@@ -120,7 +120,7 @@ pub(crate) unsafe fn device_proc_addr(
         // SAFETY: the terminator with this device and a C string.
         return unsafe { terminator::get_device_proc_addr(device, name.as_ptr()) };
     };
-    if let Some(f) = id.and_then(|id| api.later.get(id)) {
+    if let Some(f) = id.and_then(|id| data.later.get(id)) {
         // Answered before on this device (the rules below give the same answer again).
         return f;
     }
@@ -133,7 +133,7 @@ pub(crate) unsafe fn device_proc_addr(
                 "vkGetDeviceProcAddr({name:?}): a loader hook whose extension is not enabled \
                  and which is not core at the device's API version"
             );
-            return api.later.remember(id, None);
+            return data.later.remember(id, None);
         }
         // The chain was asked for this name at vkCreateDevice (`device_table`): its answer
         // then is its answer now, without the chain's own name lookups.
@@ -143,7 +143,7 @@ pub(crate) unsafe fn device_proc_addr(
             // SAFETY: as the chain call below.
             None => unsafe { chain_proc_addr(device, data, api, name, is_hooked) },
         };
-        return api.later.remember(id, f);
+        return data.later.remember(id, f);
     }
     // SAFETY: `device` is the application's live device whose data and api-level data these
     // are, and `name` a C string.
@@ -269,7 +269,6 @@ mod tests {
             enabled_extensions: ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]),
             instance_extensions: ExtensionSet::from_names([c"VK_EXT_debug_utils"]),
             answers: Default::default(),
-            later: Default::default(),
         };
         assert!(enabled(&device, c"vkCreateFence"));
         assert!(enabled(&device, c"vkTrimCommandPool"));

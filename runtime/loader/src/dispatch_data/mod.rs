@@ -146,6 +146,10 @@ pub struct DeviceData {
     pub api: OnceLock<ApiDevice>,
     /// What the terminator knows.
     pub term: TermDevice,
+    /// Every answer `vkGetDeviceProcAddr` gave for a registry command, remembered as asked
+    /// (here, not in [`ApiDevice`], so that its 6 KB are written once in place instead of
+    /// copied with the api level's data).
+    pub later: crate::device_table::LaterAnswers,
     /// The parent instance's loader data.
     pub instance: *const InstanceData,
     /// The allocator the data was created with (scope DEVICE), for `vkDestroyDevice` without a
@@ -172,8 +176,6 @@ pub struct ApiDevice {
     /// Which names the table asked the chain for, and which it got
     /// ([`crate::device_table`]): `vkGetDeviceProcAddr` answers those from the table.
     pub answers: crate::device_table::TableAnswers,
-    /// The chain's answers to other registry commands, remembered as they are asked.
-    pub later: crate::device_table::LaterAnswers,
 }
 
 static LIVE_INSTANCES: Mutex<BTreeSet<usize>> = Mutex::new(BTreeSet::new());

@@ -146,6 +146,7 @@ unsafe fn create_device_impl(
             dispatch: std::cell::UnsafeCell::new(DeviceDispatchTable::empty()),
             api: OnceLock::new(),
             term,
+            later: Default::default(),
             instance: std::ptr::from_ref(data),
             allocator: data_alloc,
         },
