@@ -102,7 +102,7 @@ impl TableAnswers {
 /// table's recorded answers, the loader's filters and the chain's answers to names the table did
 /// not ask for (extension commands not enabled, core above the device's version). A name asked
 /// again is one word read after its id (issue 35: the rules cost as much again as the name's
-/// lookup). One word per command: 0 not answered yet, [`ANSWERED_NULL`], or the function's
+/// lookup). One word per command: 0 not answered yet, `ANSWERED_NULL` (1), or the function's
 /// address. An answer cannot change within a device's life (the chain, the enabled extensions
 /// and the version are fixed at `vkCreateDevice`), so a racing second writer stores the same word.
 #[derive(Debug)]
