@@ -311,26 +311,15 @@ pub fn not_reused(reg: &Registry, table: &Table, has: impl Fn(&str) -> bool) -> 
         .collect();
     // A thousand layout comparisons, each independent: they were a tenth of the serial stretch
     // before the emitters start, so they are spread over the cores.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let per_thread = compared.len().div_ceil(threads).max(1);
-    let mut out: BTreeSet<String> = std::thread::scope(|s| {
-        let parts: Vec<_> = compared
-            .chunks(per_thread)
-            .map(|names| {
-                s.spawn(move || {
-                    names
-                        .iter()
-                        .filter(|n| !table.matches(reg, n))
-                        .map(|n| (*n).clone())
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    let mut out: BTreeSet<String> = crate::par::map_chunks(&compared, |names| {
+        names
+            .iter()
+            .filter(|n| !table.matches(reg, n))
+            .map(|n| (*n).clone())
             .collect()
-    });
+    })
+    .into_iter()
+    .collect();
     // Reused types that refer to emitted ones are emitted too, until nothing changes. Each pass
     // adds at least one name or stops, so this ends within the number of types.
     let emitted =

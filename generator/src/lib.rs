@@ -19,6 +19,7 @@ pub mod info;
 pub mod input;
 pub mod model;
 pub mod names;
+pub mod par;
 pub mod paths;
 pub mod policy;
 pub mod record;

@@ -248,17 +248,8 @@ fn drop_inexpressible(
             .find(|t| !expressible(reg, ash, t))
     };
     let missing_type = &missing_type;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let per_thread = chosen.len().div_ceil(threads).max(1);
-    let missing: Vec<Option<String>> = std::thread::scope(|s| {
-        let parts: Vec<_> = chosen
-            .chunks(per_thread)
-            .map(|part| s.spawn(move || part.iter().map(|e| missing_type(e)).collect::<Vec<_>>()))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+    let missing: Vec<Option<String>> = crate::par::map_chunks(chosen, |part| {
+        part.iter().map(|e| missing_type(e)).collect()
     });
     let mut missing = missing.into_iter();
     chosen.retain(|e| match missing.next().flatten() {

@@ -237,15 +237,8 @@ pub fn in_parallel(parts: Vec<Part<'_>>) -> String {
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+        crate::par::join(handles).concat()
     })
 }
 
-/// `items` split into about one chunk per core (at most 8), in order.
-pub fn chunks<T>(items: &[T]) -> std::slice::Chunks<'_, T> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    items.chunks(items.len().div_ceil(threads).max(1))
-}
+pub use crate::par::chunks;
