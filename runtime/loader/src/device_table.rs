@@ -256,6 +256,31 @@ mod tests {
         commands::lookup(name).unwrap()
     }
 
+    extern "system" fn some_command() {}
+
+    /// The cache tells "not answered yet" from "answered NULL" and from a function, per id, for
+    /// the first and the last command of the registry.
+    #[test]
+    fn later_answers_tell_unknown_from_null_from_a_function() {
+        let addr = |f: Option<vk::PFN_vkVoidFunction>| f.map(|f| f.map(|g| g as usize));
+        let later = LaterAnswers::default();
+        let (first, last) = (CommandId(0), CommandId((COMMANDS.len() - 1) as u16));
+        assert_eq!(addr(later.get(first)), None);
+        assert_eq!(addr(later.get(last)), None);
+        assert!(later.remember(first, None).is_none());
+        let f: unsafe extern "system" fn() = some_command;
+        assert_eq!(
+            addr(Some(later.remember(last, Some(f)))),
+            Some(Some(f as usize))
+        );
+        assert_eq!(addr(later.get(first)), Some(None));
+        assert_eq!(addr(later.get(last)), Some(Some(f as usize)));
+        // An id outside the registry (a table of another registry) is never remembered.
+        let outside = CommandId(COMMANDS.len() as u16);
+        assert!(later.remember(outside, Some(f)).is_some());
+        assert_eq!(addr(later.get(outside)), None);
+    }
+
     /// The set made from the per-version and per-extension lists is [`exposable`], command by
     /// command, for each core version and for extension sets with and without dependencies.
     #[test]
