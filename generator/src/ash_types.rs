@@ -50,6 +50,22 @@ impl AshTypes {
         ash
     }
 
+    /// Whether a name [`AshTypes::for_registry`] took out is one [`crate::select::expressible`]
+    /// asks about an external type (`Name` or `native::Name`): only then can a selection made
+    /// with [`AshTypes::load`]'s full list differ from one made with this one, which lets the
+    /// two be made at the same time.
+    pub fn took_out_an_external(&self, reg: &Registry) -> bool {
+        self.not_reused.iter().any(|vk| {
+            let rust = crate::names::type_name(vk);
+            let external = |n: &str| {
+                reg.types
+                    .get(n)
+                    .is_some_and(|t| t.kind == crate::model::TypeKind::External)
+            };
+            external(&rust) || rust.strip_prefix("native::").is_some_and(external)
+        })
+    }
+
     /// The vk names [`AshTypes::for_registry`] took out.
     pub fn not_reused(&self) -> &BTreeSet<String> {
         &self.not_reused

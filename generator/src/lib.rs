@@ -228,10 +228,23 @@ pub fn generate_loaded(
     let highest = select::highest_version(reg);
     let version = opts.api_version.unwrap_or(highest);
     check_api_version(version, highest)?;
+    // ash's reuse check (its ~1,000 layout comparisons) and the selection run at the same
+    // time: the selection asks ash only about external types, which the check cannot take out
+    // unless `took_out_an_external` says so (then it is made again with the checked list).
     let (ash, sel) = timings.record("select", || {
-        let ash = ash_types::AshTypes::for_registry(reg);
-        let sel = select::select(reg, version, &ash);
-        (ash, sel)
+        std::thread::scope(|s| {
+            let checked = s.spawn(|| ash_types::AshTypes::for_registry(reg));
+            let sel = select::select(reg, version, &ash_types::AshTypes::load());
+            let ash = checked
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            if ash.took_out_an_external(reg) {
+                let sel = select::select(reg, version, &ash);
+                (ash, sel)
+            } else {
+                (ash, sel)
+            }
+        })
     });
     let cx = emit::Ctx::new(&sel, &ash);
     let package = opts
@@ -244,33 +257,7 @@ pub fn generate_loaded(
     timings.record("prerequisites", || {
         emit::prerequisites::check(&cx, &source.path)
     })?;
-    // The emitters are independent; formatting dominates, so they run on all cores.
-    let start = std::time::Instant::now();
-    let emitted = run_emitters(&EMITTERS, &cx)?;
-    timings
-        .phases
-        .push(("emitters (in parallel)".to_owned(), start.elapsed()));
-    let mut files = Vec::with_capacity(emitted.len() + 8);
-    for (file, took) in emitted {
-        timings.phases.push((format!("  {}", file.path), took));
-        files.push(file);
-    }
-    let start = std::time::Instant::now();
-    files.push(OutputFile {
-        path: "src/lib.rs".into(),
-        contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
-    });
-    files.push(OutputFile {
-        path: "build.rs".into(),
-        contents: emit::build_script::crate_build_rs(
-            opts.self_regenerating.is_some(),
-            &format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
-            version,
-        ),
-    });
-
     let symbols = emit::trampolines::exported_symbols(&cx);
-    let preamble = emit::PREAMBLE;
     let meta = CrateMeta {
         package: &package,
         registry_name: &registry_name,
@@ -278,18 +265,67 @@ pub fn generate_loaded(
         version,
         symbols: &symbols,
     };
-    push_crate_files(&mut files, &sel, &meta, opts)?;
-    // Every Rust file says how it is regenerated, under the preamble.
-    let preamble_line = format!("// {preamble}\n");
-    for f in files.iter_mut().filter(|f| f.path.ends_with(".rs")) {
-        if let Some(rest) = f.contents.strip_prefix(&preamble_line) {
-            f.contents = format!("{preamble_line}// Regenerate with: {regenerate}\n{rest}");
+    // Every Rust file says how it is regenerated, under the preamble: written on the thread
+    // that made the file.
+    let preamble_line = format!("// {}\n", emit::PREAMBLE);
+    let regenerate_line = format!("// Regenerate with: {regenerate}\n");
+    let stamp = |mut f: OutputFile| {
+        if f.path.ends_with(".rs") && f.contents.starts_with(&preamble_line) {
+            f.contents.insert_str(preamble_line.len(), &regenerate_line);
         }
+        f
+    };
+    // The emitters are independent; formatting dominates, so they run on all cores, and the
+    // crate's own files (lib.rs, build.rs, Cargo.toml, the version script) beside them.
+    let start = std::time::Instant::now();
+    let (emitted, crate_files) = std::thread::scope(|s| {
+        let crate_files = s.spawn(|| -> Result<(Vec<OutputFile>, std::time::Duration)> {
+            let start = std::time::Instant::now();
+            let mut files = vec![
+                OutputFile {
+                    path: "src/lib.rs".into(),
+                    contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
+                },
+                OutputFile {
+                    path: "build.rs".into(),
+                    contents: emit::build_script::crate_build_rs(
+                        opts.self_regenerating.is_some(),
+                        &format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
+                        version,
+                    ),
+                },
+            ];
+            push_crate_files(&mut files, &sel, &meta, opts)?;
+            Ok((files.into_iter().map(stamp).collect(), start.elapsed()))
+        });
+        let emitted = run_emitters(&EMITTERS, &cx, &stamp);
+        let crate_files = crate_files.join().unwrap_or_else(|_| {
+            Err(Error::Format {
+                file: "crate files".into(),
+                message: "panicked".into(),
+            })
+        });
+        (emitted, crate_files)
+    });
+    let (emitted, (crate_files, crate_took)) = (emitted?, crate_files?);
+    timings
+        .phases
+        .push(("emitters (in parallel)".to_owned(), start.elapsed()));
+    let mut files = Vec::with_capacity(emitted.len() + crate_files.len() + 1);
+    for (file, took) in emitted {
+        timings.phases.push((format!("  {}", file.path), took));
+        files.push(file);
     }
+    timings
+        .phases
+        .push(("  crate files (beside them)".to_owned(), crate_took));
+    files.extend(crate_files);
+    let start = std::time::Instant::now();
+    files.push(stamp(readme(&files, &sel, &meta)?));
     files.sort_by(|a, b| a.path.cmp(&b.path));
     timings
         .phases
-        .push(("crate files, headers".to_owned(), start.elapsed()));
+        .push(("README, order".to_owned(), start.elapsed()));
     let summary = emit::selection_summary(&sel);
     let provenance = (
         format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
@@ -354,6 +390,7 @@ fn regenerate_command(highest: (u32, u32), version: (u32, u32), header_version: 
 fn run_emitters(
     emitters: &[(&str, Emitter)],
     cx: &emit::Ctx,
+    finish: &(dyn Fn(OutputFile) -> OutputFile + Sync),
 ) -> Result<Vec<(OutputFile, std::time::Duration)>> {
     let results: Vec<Result<(OutputFile, std::time::Duration)>> = std::thread::scope(|s| {
         let handles: Vec<_> = emitters
@@ -362,10 +399,10 @@ fn run_emitters(
                 s.spawn(move || {
                     let start = std::time::Instant::now();
                     f(cx).map(|contents| {
-                        let file = OutputFile {
+                        let file = finish(OutputFile {
                             path: (*path).to_owned(),
                             contents,
-                        };
+                        });
                         (file, start.elapsed())
                     })
                 })
@@ -424,6 +461,14 @@ fn push_crate_files(
             },
         )?,
     });
+    Ok(())
+}
+
+/// README.md, which counts the types `vk.rs` defines, so it is made after the emitters.
+fn readme(files: &[OutputFile], sel: &select::Selection, meta: &CrateMeta) -> Result<OutputFile> {
+    let (major, minor) = meta.version;
+    let reg = sel.reg;
+    let preamble = emit::PREAMBLE;
     let instance_slots = sel
         .canonical_commands()
         .filter(|c| c.level.is_instance_table())
@@ -435,7 +480,7 @@ fn push_crate_files(
         .contents;
     let emitted_types =
         vk_rs.matches("\npub struct ").count() + vk_rs.matches("\npub union ").count();
-    files.push(OutputFile {
+    Ok(OutputFile {
         path: "README.md".into(),
         contents: render(
             "README.md",
@@ -466,8 +511,7 @@ fn push_crate_files(
                 exported: meta.symbols.len(),
             },
         )?,
-    });
-    Ok(())
+    })
 }
 
 fn render(name: &str, t: impl Template) -> Result<String> {

@@ -10,19 +10,29 @@ use crate::error::Result;
 use crate::names;
 
 pub fn emit(cx: &Ctx) -> Result<String> {
-    let (inst, mut fills) = table(
-        cx,
-        "InstanceDispatchTable",
-        |l| l.is_instance_table(),
-        "instance (`VkInstance`, `VkPhysicalDevice`)",
-    );
-    let (dev, dev_fills) = table(
-        cx,
-        "DeviceDispatchTable",
-        |l| l == Level::Device,
-        "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)",
-    );
+    // The two tables are independent: the instance table on a thread beside the device's.
+    let ((inst, mut fills), (dev, dev_fills)) = std::thread::scope(|s| {
+        let instance = s.spawn(|| {
+            table(
+                cx,
+                "InstanceDispatchTable",
+                |l| l.is_instance_table(),
+                "instance (`VkInstance`, `VkPhysicalDevice`)",
+            )
+        });
+        let device = table(
+            cx,
+            "DeviceDispatchTable",
+            |l| l == Level::Device,
+            "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)",
+        );
+        let instance = instance
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (instance, device)
+    });
     fills.extend(dev_fills);
+    let (inst, dev) = (inst.tokens(), dev.tokens());
     let tokens = quote! {
         #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
         use core::ffi::CStr;
@@ -74,8 +84,7 @@ fn table(
     name: &str,
     pick: impl Fn(Level) -> bool,
     what: &str,
-) -> (TokenStream, Vec<(String, String)>) {
-    let tname = format_ident!("{}", name);
+) -> (Items, Vec<(String, String)>) {
     let snake = crate::names::snake(name);
     let stub_mod = format_ident!("{}_stubs", snake);
     let cmds: Vec<_> = cx
@@ -176,7 +185,29 @@ fn table(
         ),
     ]);
     let doc = format!("Every {what} command of the selection, in registry order.");
-    (table_tokens(&tname, &doc, cmds.len(), &m), fills)
+    // Tokens are not `Send`: the items are made by whoever formats them.
+    let items = Items {
+        name: name.to_owned(),
+        doc,
+        len: cmds.len(),
+        markers: m,
+    };
+    (items, fills)
+}
+
+/// What [`table_tokens`] makes one table's items of.
+struct Items {
+    name: String,
+    doc: String,
+    len: usize,
+    markers: Markers,
+}
+
+impl Items {
+    fn tokens(&self) -> TokenStream {
+        let tname = format_ident!("{}", self.name);
+        table_tokens(&tname, &self.doc, self.len, &self.markers)
+    }
 }
 
 /// The placeholder macros of one table, replaced by generated text after formatting (what

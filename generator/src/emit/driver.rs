@@ -25,20 +25,41 @@ struct Rows {
 }
 
 pub fn emit(cx: &Ctx) -> Result<String> {
+    let index = cx.command_index();
+    let commands: Vec<&SelCommand> = cx.sel.canonical_commands().collect();
+    // The rows of each chunk of commands on a thread of its own, joined in order, beside the
+    // skeleton's formatting: this was the longest emitter.
+    let (parts, out) = std::thread::scope(|s| {
+        let skeleton = s.spawn(|| {
+            super::format_file(
+                "driver.rs",
+                "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints and the command → entry-point table; the get-proc-addr rules are `driver_resolve.rs`.",
+                skeleton(),
+            )
+        });
+        let parts = crate::par::map_chunks(&commands, |chunk| {
+            let mut rows = Rows::default();
+            for c in chunk {
+                rows.push(cx, &index, c);
+            }
+            vec![rows]
+        });
+        let out = skeleton
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (parts, out)
+    });
     let mut rows = Rows {
         arms: String::from("match cmd.0 {\n"),
         ..Rows::default()
     };
-    let index = cx.command_index();
-    for c in cx.sel.canonical_commands() {
-        rows.push(cx, &index, c);
+    for part in parts {
+        rows.hooks.push_str(&part.hooks);
+        rows.entries.push_str(&part.entries);
+        rows.arms.push_str(&part.arms);
     }
     rows.arms.push_str("    _ => None,\n}\n");
-    let out = super::format_file(
-        "driver.rs",
-        "Driver entry skeleton: the `Driver` trait (one hook per command), panic-guarded entry\npoints and the command → entry-point table; the get-proc-addr rules are `driver_resolve.rs`.",
-        skeleton(),
-    )?;
+    let out = out?;
     Ok(text::fill_all(
         &out,
         &[

@@ -46,16 +46,6 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         }
         emitted.push((ty, rust));
     }
-    let parts = super::chunks(&emitted)
-        .map(|chunk| -> super::Part {
-            Box::new(move |out| {
-                for (ty, rust) in chunk {
-                    emit_type(cx, ty, rust, out);
-                }
-            })
-        })
-        .collect();
-    out.push_str(&super::in_parallel(parts));
     // Enum values ash's types lack, as associated consts of per-type extension traits.
     let groups: Vec<(&EnumGroup, String)> = reg
         .enums
@@ -68,16 +58,23 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             (!skip).then_some((group, rust))
         })
         .collect();
-    let parts = super::chunks(&groups)
-        .map(|chunk| -> super::Part {
-            Box::new(move |out| {
-                for (group, rust) in chunk {
-                    ext_trait(cx, group, rust, out);
-                }
-            })
+    // The types, then the traits: one fan-out for both, so the traits' threads do not wait for
+    // the slowest of the types'.
+    let types = super::chunks(&emitted).map(|chunk| -> super::Part {
+        Box::new(move |out| {
+            for (ty, rust) in chunk {
+                emit_type(cx, ty, rust, out);
+            }
         })
-        .collect();
-    out.push_str(&super::in_parallel(parts));
+    });
+    let traits = super::chunks(&groups).map(|chunk| -> super::Part {
+        Box::new(move |out| {
+            for (group, rust) in chunk {
+                ext_trait(cx, group, rust, out);
+            }
+        })
+    });
+    out.push_str(&super::in_parallel(types.chain(traits).collect()));
     Ok(out)
 }
 
