@@ -107,7 +107,7 @@ fn main() {
         ("dispatch.rs", vkgen::emit::dispatch::emit),
         ("trampolines.rs", vkgen::emit::trampolines::emit),
         ("driver.rs", vkgen::emit::driver::emit),
-        ("features.rs", vkgen::emit::features::emit),
+        ("features.rs", vkgen::emit::requirements::emit),
     ];
     let mut per_emitter = Vec::new();
     for (name, f) in emitters {

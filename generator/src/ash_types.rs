@@ -40,9 +40,18 @@ impl AshTypes {
     /// ash's (member names, types, order, array lengths, sType) are taken out, so every emitter
     /// treats them as types ash lacks and emits them from the registry.
     pub fn for_registry(reg: &Registry) -> Self {
-        let mut ash = Self::load();
+        Self::checked_for(&Self::load(), reg)
+    }
+
+    /// [`AshTypes::for_registry`] from a list already loaded (`generate` selects with it
+    /// meanwhile).
+    pub fn checked_for(loaded: &AshTypes, reg: &Registry) -> Self {
         let table = crate::ash_layouts::Table::builtin();
-        let not_reused = crate::ash_layouts::not_reused(reg, table, |n| ash.has(n));
+        let not_reused = crate::ash_layouts::not_reused(reg, table, |n| loaded.has(n));
+        let mut ash = AshTypes {
+            names: loaded.names.clone(),
+            not_reused: BTreeSet::new(),
+        };
         for vk in &not_reused {
             ash.names.remove(crate::names::type_name(vk).as_str());
         }

@@ -84,6 +84,20 @@ pub struct Timings {
     pub phases: Vec<(String, std::time::Duration)>,
 }
 
+thread_local! {
+    /// The parse's own stages (`read`, the markup scan, the pieces, the fold, the overlay and
+    /// the cross-checks), noted on the thread that runs [`generate`], which drains them into its
+    /// [`Timings`].
+    static STAGES: std::cell::RefCell<Vec<(&'static str, std::time::Duration)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Notes the wall time since `start` of a stage of [`generate`]'s parse (`--timings`).
+pub(crate) fn stage(what: &'static str, start: std::time::Instant) {
+    let took = start.elapsed();
+    STAGES.with(|s| s.borrow_mut().push((what, took)));
+}
+
 impl Timings {
     fn record<T>(&mut self, phase: &str, f: impl FnOnce() -> T) -> T {
         let start = std::time::Instant::now();
@@ -125,7 +139,9 @@ pub fn load(opts: &Options) -> Result<(registry::Loaded, registry::Source)> {
     let loaded = match &opts.android_ext {
         Some(p) => registry::load(&source.path, Some(p))?,
         None => {
+            let start = std::time::Instant::now();
             let bytes = registry::read_registry(&source.path)?;
+            stage("read", start);
             load_bytes(&bytes, &source.path, None)?
         }
     };
@@ -144,14 +160,32 @@ pub fn load_bytes(
 ) -> Result<registry::Loaded> {
     let mut warnings = Vec::new();
     let text = registry::decode(vk_xml, path)?;
-    let mut reg = registry::parse_str(text, path, &mut warnings)?;
     let (over_bytes, over_path) = overlay.unwrap_or((
         BUILTIN_ANDROID_EXT.as_bytes(),
         Path::new(BUILTIN_ANDROID_EXT_PATH),
     ));
-    let over_text = registry::decode(over_bytes, over_path)?;
-    let over = registry::parse_str(over_text, over_path, &mut warnings)?;
+    // The overlay is parsed on a thread of its own while vk.xml is; vk.xml's errors and
+    // warnings still come first.
+    let (reg, over) = std::thread::scope(|s| {
+        let over = s.spawn(|| {
+            let mut warnings = Vec::new();
+            let over = registry::decode(over_bytes, over_path)
+                .and_then(|text| registry::parse_str(text, over_path, &mut warnings));
+            (over, warnings)
+        });
+        let reg = registry::parse_str(text, path, &mut warnings);
+        let over = over
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (reg, over)
+    });
+    let mut reg = reg?;
+    let start = std::time::Instant::now();
+    let (over, over_warnings) = over;
+    let over = over?;
+    warnings.extend(over_warnings);
     registry::overlay_from(&mut reg, over, path, over_path, &mut warnings)?;
+    stage("overlay, cross-checks", start);
     Ok(registry::Loaded {
         registry: reg,
         warnings,
@@ -161,6 +195,7 @@ pub fn load_bytes(
 /// Generates the crate described in `docs/generated-api.md` in memory.
 pub fn generate(opts: &Options) -> Result<Generated> {
     let start = std::time::Instant::now();
+    STAGES.with(|s| s.borrow_mut().clear());
     let (loaded, source) = std::thread::scope(|s| {
         // ash's layout table is built in, not read from the registry: it is parsed on another
         // thread while vk.xml is, instead of after it in `select`.
@@ -169,9 +204,13 @@ pub fn generate(opts: &Options) -> Result<Generated> {
     })?;
     let parsed = start.elapsed();
     let mut g = generate_loaded(loaded, source, opts)?;
-    g.timings
-        .phases
-        .insert(0, ("read + parse (+ overlay)".to_owned(), parsed));
+    let stages = STAGES.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let rows = std::iter::once(("read + parse (+ overlay)".to_owned(), parsed)).chain(
+        stages
+            .into_iter()
+            .map(|(what, took)| (format!("  {what}"), took)),
+    );
+    g.timings.phases.splice(0..0, rows);
     Ok(g)
 }
 
@@ -232,9 +271,10 @@ pub fn generate_loaded(
     // time: the selection asks ash only about external types, which the check cannot take out
     // unless `took_out_an_external` says so (then it is made again with the checked list).
     let (ash, sel) = timings.record("select", || {
+        let loaded = ash_types::AshTypes::load();
         std::thread::scope(|s| {
-            let checked = s.spawn(|| ash_types::AshTypes::for_registry(reg));
-            let sel = select::select(reg, version, &ash_types::AshTypes::load());
+            let checked = s.spawn(|| ash_types::AshTypes::checked_for(&loaded, reg));
+            let sel = select::select(reg, version, &loaded);
             let ash = checked
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -478,8 +518,8 @@ fn readme(files: &[OutputFile], sel: &select::Selection, meta: &CrateMeta) -> Re
         .find(|f| f.path == "src/vk.rs")
         .expect("emitted")
         .contents;
-    let emitted_types =
-        vk_rs.matches("\npub struct ").count() + vk_rs.matches("\npub union ").count();
+    let count = |what: &str| memchr::memmem::find_iter(vk_rs.as_bytes(), what).count();
+    let emitted_types = count("\npub struct ") + count("\npub union ");
     Ok(OutputFile {
         path: "README.md".into(),
         contents: render(
@@ -730,12 +770,17 @@ pub fn write(files: &[OutputFile], dir: &Path) -> Result<()> {
         _ => PathBuf::from("."),
     };
     // A generated path through a symlink inside --out counts as changed: the symlink is replaced.
+    // The files are read and compared on threads (5 MB: as long as a short emitter).
     let changed = |dir: &Path| {
-        files.iter().any(|f| {
-            through_symlink(dir, Path::new(&f.path))
-                || std::fs::read_to_string(dir.join(&f.path)).ok().as_deref()
-                    != Some(f.contents.as_str())
+        par::map_chunks(files, |part| {
+            vec![part.iter().any(|f| {
+                through_symlink(dir, Path::new(&f.path))
+                    || std::fs::read(dir.join(&f.path)).ok().as_deref()
+                        != Some(f.contents.as_bytes())
+            })]
         })
+        .into_iter()
+        .any(|changed| changed)
     };
     if !changed(dir) {
         return Ok(());

@@ -2,57 +2,89 @@
 //! `VkImageUsageFlagBits` → `ImageUsageFlags`, `VK_STRUCTURE_TYPE_FOO` in `VkStructureType` → `FOO`,
 //! `vkCreateImage` → `create_image`, `pNext` → `p_next`.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
-/// heck's `snake_case` of `s`, remembered: a registry spells the same few thousand names tens of
-/// thousands of times (every `sType`, every enum group's stem), and heck's conversion, which
-/// formats word by word, was a tenth of a whole `generate`.
+/// heck's `snake_case` of `s`.
 pub fn snake(s: &str) -> String {
-    remembered(&SNAKE, s, |s| s.to_snake_case())
+    ascii_case(s, false).unwrap_or_else(|| s.to_snake_case())
 }
 
-/// heck's `SHOUTY_SNAKE_CASE` of `s`, remembered like [`snake`].
+/// heck's `SHOUTY_SNAKE_CASE` of `s`.
 pub fn shouty(s: &str) -> String {
-    remembered(&SHOUTY, s, |s| s.to_shouty_snake_case())
+    ascii_case(s, true).unwrap_or_else(|| s.to_shouty_snake_case())
 }
 
-type Memo = RefCell<HashMap<String, String>>;
-
-thread_local! {
-    static SNAKE: Memo = RefCell::new(HashMap::new());
-    static SHOUTY: Memo = RefCell::new(HashMap::new());
-}
-
-/// Most names a thread remembers: a registry has fewer than 40,000 distinct ones; past this (a
-/// long-lived process generating from many inputs) the memo starts again rather than grow.
-const MEMO_LIMIT: usize = 1 << 16;
-
-fn remembered(
-    memo: &'static std::thread::LocalKey<Memo>,
-    s: &str,
-    convert: fn(&str) -> String,
-) -> String {
-    memo.with(|m| {
-        if let Some(v) = m.borrow().get(s) {
-            return v.clone();
+/// heck 0.5's word splitting (its `transform`) for an ASCII `s`, the words joined by `_` in one
+/// case; `None` for other text, which goes to heck. A registry spells a few thousand names tens
+/// of thousands of times, and heck, which formats character by character through `fmt`, was a
+/// twelfth of a whole `generate` (issue 35); tests compare the two on every name of the registry
+/// matrix and on arbitrary ASCII.
+fn ascii_case(s: &str, upper: bool) -> Option<String> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mode {
+        Boundary,
+        Lower,
+        Upper,
+    }
+    if !s.is_ascii() {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len() + 4);
+    let mut first = true;
+    let mut push = |word: &str, out: &mut String| {
+        if !first {
+            out.push('_');
         }
-        let v = convert(s);
-        let mut m = m.borrow_mut();
-        if m.len() >= MEMO_LIMIT {
-            m.clear();
+        first = false;
+        let start = out.len();
+        out.push_str(word);
+        let pushed = &mut out[start..];
+        if upper {
+            pushed.make_ascii_uppercase();
+        } else {
+            pushed.make_ascii_lowercase();
         }
-        m.insert(s.to_owned(), v.clone());
-        v
-    })
+    };
+    for word in s.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let b = word.as_bytes();
+        let (mut init, mut mode) = (0, Mode::Boundary);
+        for i in 0..b.len() {
+            let c = b[i];
+            let Some(&next) = b.get(i + 1) else {
+                push(&word[init..], &mut out);
+                break;
+            };
+            let next_mode = if c.is_ascii_lowercase() {
+                Mode::Lower
+            } else if c.is_ascii_uppercase() {
+                Mode::Upper
+            } else {
+                mode
+            };
+            if next_mode == Mode::Lower && next.is_ascii_uppercase() {
+                push(&word[init..=i], &mut out);
+                (init, mode) = (i + 1, Mode::Boundary);
+            } else if mode == Mode::Upper && c.is_ascii_uppercase() && next.is_ascii_lowercase() {
+                push(&word[init..i], &mut out);
+                (init, mode) = (i, Mode::Boundary);
+            } else {
+                mode = next_mode;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Rust type name in the `vk` module (without the module path).
 pub fn type_name(vk: &str) -> String {
     let base = vk.strip_prefix("Vk").unwrap_or(vk);
-    base.replacen("FlagBits", "Flags", 1)
+    // `replacen("FlagBits", "Flags", 1)`, without building a substring searcher for each of the
+    // ~50,000 names a run converts.
+    let b = base.as_bytes();
+    match memchr::memchr_iter(b'F', b).find(|&i| b[i..].starts_with(b"FlagBits")) {
+        Some(i) => format!("{}Flags{}", &base[..i], &base[i + "FlagBits".len()..]),
+        None => base.to_owned(),
+    }
 }
 
 /// `vkCreateImage` → `create_image`.
@@ -238,56 +270,74 @@ fn vendor_suffix(name: &str) -> Option<&'static str> {
 /// strip the group's prefix, `_BIT` and a vendor suffix shared with the group; keep a leading
 /// `TYPE_` when the rest would start with a digit.
 pub fn variant_name(group: &str, value: &str) -> String {
-    let group_vendor = vendor_suffix(group);
-    let mut stem = group
-        .strip_suffix(group_vendor.unwrap_or(""))
-        .unwrap_or(group);
-    stem = stem.strip_prefix("Vk").unwrap_or(stem);
-    let stem = stem.replace("FlagBits", "").replace("Flags", "");
-    let shouty = shouty(&stem);
-    // `VkAccessFlagBits2` values are spelled `VK_ACCESS_2_…`.
-    let split_digit = match shouty
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| c.is_ascii_digit())
-        .last()
-    {
-        Some((i, _)) if i > 0 && !shouty[..i].ends_with('_') => {
-            format!("{}_{}", &shouty[..i], &shouty[i..])
+    VariantNames::new(group).name(value)
+}
+
+/// [`variant_name`] for many values of one group: what depends on the group alone (its vendor
+/// suffix, its prefixes) is worked out once, not per value (it was most of `vk.rs`'s traits).
+pub struct VariantNames<'g> {
+    vendor: Option<&'g str>,
+    prefixes: [String; 2],
+}
+
+impl<'g> VariantNames<'g> {
+    pub fn new(group: &'g str) -> Self {
+        let vendor = vendor_suffix(group);
+        let mut stem = group.strip_suffix(vendor.unwrap_or("")).unwrap_or(group);
+        stem = stem.strip_prefix("Vk").unwrap_or(stem);
+        let stem = stem.replace("FlagBits", "").replace("Flags", "");
+        let shouty = shouty(&stem);
+        // `VkAccessFlagBits2` values are spelled `VK_ACCESS_2_…`.
+        let split_digit = match shouty
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_digit())
+            .last()
+        {
+            Some((i, _)) if i > 0 && !shouty[..i].ends_with('_') => {
+                format!("{}_{}", &shouty[..i], &shouty[i..])
+            }
+            _ => shouty.clone(),
+        };
+        Self {
+            vendor,
+            prefixes: [format!("VK_{shouty}_"), format!("VK_{split_digit}_")],
         }
-        _ => shouty.clone(),
-    };
-    let prefixes = [format!("VK_{shouty}_"), format!("VK_{split_digit}_")];
-    let prefix = prefixes
-        .iter()
-        .find(|p| value.starts_with(p.as_str()))
-        .cloned()
-        .unwrap_or_else(|| prefixes[0].clone());
-    let mut rest = value
-        .strip_prefix(&prefix)
-        .unwrap_or_else(|| value.strip_prefix("VK_").unwrap_or(value))
-        .to_owned();
-    if let Some(v) = group_vendor {
-        if let Some(r) = rest.strip_suffix(&format!("_{v}")) {
+    }
+
+    /// The associated-constant name of `value` in this group.
+    pub fn name(&self, value: &str) -> String {
+        let prefix = self
+            .prefixes
+            .iter()
+            .find(|p| value.starts_with(p.as_str()))
+            .unwrap_or(&self.prefixes[0]);
+        let mut rest = value
+            .strip_prefix(prefix.as_str())
+            .unwrap_or_else(|| value.strip_prefix("VK_").unwrap_or(value))
+            .to_owned();
+        if let Some(v) = self.vendor {
+            if let Some(r) = rest.strip_suffix(&format!("_{v}")) {
+                rest = r.to_owned();
+            }
+        }
+        if let Some(r) = rest.strip_suffix("_BIT") {
             rest = r.to_owned();
+        } else if let Some(pos) = rest.find("_BIT_") {
+            // FOO_BIT_KHR
+            rest = format!("{}{}", &rest[..pos], &rest[pos + 4..]);
         }
+        let mut rest = rest.to_uppercase();
+        if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            let last = prefix
+                .trim_end_matches('_')
+                .rsplit('_')
+                .find(|seg| seg.starts_with(|c: char| c.is_ascii_alphabetic()))
+                .unwrap_or("TYPE");
+            rest = format!("{last}_{rest}");
+        }
+        rest
     }
-    if let Some(r) = rest.strip_suffix("_BIT") {
-        rest = r.to_owned();
-    } else if let Some(pos) = rest.find("_BIT_") {
-        // FOO_BIT_KHR
-        rest = format!("{}{}", &rest[..pos], &rest[pos + 4..]);
-    }
-    let mut rest = rest.to_uppercase();
-    if rest.starts_with(|c: char| c.is_ascii_digit()) {
-        let last = prefix
-            .trim_end_matches('_')
-            .rsplit('_')
-            .find(|seg| seg.starts_with(|c: char| c.is_ascii_alphabetic()))
-            .unwrap_or("TYPE");
-        rest = format!("{last}_{rest}");
-    }
-    rest
 }
 
 /// `VK_UUID_SIZE` → `UUID_SIZE`.
@@ -386,17 +436,32 @@ mod tests {
     }
 
     #[test]
-    fn remembered_conversions_are_heck_s() {
+    fn conversions_are_heck_s() {
         for name in [
             "pNext",
             "sType",
             "VkPhysicalDevice8BitStorageFeatures",
             "vkCmdDraw",
+            "HTTPRequest",
+            "_a__b_",
+            "",
+            "X",
+            "a1B2cD3",
+            "VK_KHR_swapchain",
         ] {
-            for _ in 0..2 {
-                assert_eq!(snake(name), name.to_snake_case());
-                assert_eq!(shouty(name), name.to_shouty_snake_case());
-            }
+            assert_eq!(snake(name), name.to_snake_case(), "{name:?}");
+            assert_eq!(shouty(name), name.to_shouty_snake_case(), "{name:?}");
+        }
+        // Not ASCII: heck's own.
+        assert_eq!(snake("ÉtéΣ"), "ÉtéΣ".to_snake_case());
+    }
+
+    proptest::proptest! {
+        /// Any ASCII text converts as heck converts it.
+        #[test]
+        fn ascii_conversions_are_heck_s(s in "[A-Za-z0-9_ .-]{0,24}") {
+            proptest::prop_assert_eq!(snake(&s), s.to_snake_case());
+            proptest::prop_assert_eq!(shouty(&s), s.to_shouty_snake_case());
         }
     }
 

@@ -59,6 +59,10 @@ pub struct Selection<'r> {
     pub types: BTreeSet<String>,
     /// Extensions left out and why (for `info` and logs).
     pub dropped: Vec<(String, String)>,
+    /// The names of `extensions`, for [`Selection::is_selected_extension`] (asked once per
+    /// enumerant and requirement by the emitters: a scan of the list each time was a fifth of
+    /// `vk.rs`).
+    selected: std::collections::HashSet<&'r str>,
 }
 
 impl<'r> Selection<'r> {
@@ -66,7 +70,7 @@ impl<'r> Selection<'r> {
         self.commands.iter().find(|c| c.name == name)
     }
     pub fn is_selected_extension(&self, name: &str) -> bool {
-        self.extensions.iter().any(|e| e.name == name)
+        self.selected.contains(name)
     }
     pub fn canonical_commands(&self) -> impl Iterator<Item = &SelCommand> {
         self.commands.iter().filter(|c| c.name == c.canonical)
@@ -176,6 +180,7 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
     let mut commands = selected_commands(reg, version, &chosen, &mut seeds);
     add_alias_targets(&mut commands);
     let types = type_closure(reg, seeds);
+    let selected = chosen.iter().map(|e| e.name.as_str()).collect();
     Selection {
         reg,
         version,
@@ -183,6 +188,7 @@ pub fn select<'r>(reg: &'r Registry, version: (u32, u32), ash: &AshTypes) -> Sel
         commands,
         types,
         dropped,
+        selected,
     }
 }
 
@@ -234,18 +240,20 @@ fn drop_inexpressible(
     // closure per extension, each independent, so they are spread over the cores (they were
     // half of `select`).
     let missing_type = |e: &Extension| {
-        let mut seeds = BTreeSet::new();
+        let mut seeds: Vec<&str> = Vec::new();
         for r in &e.requires {
-            seeds.extend(r.types.iter().cloned());
+            seeds.extend(r.types.iter().map(String::as_str));
             for c in &r.commands {
                 if let Some(cmd) = reg.resolve_command(c) {
-                    seeds.extend(command_types(cmd));
+                    let names = cmd.params.iter().map(|p| &p.ty.base).chain([&cmd.ret.base]);
+                    seeds.extend(names.filter(|b| !b.is_empty()).map(String::as_str));
                 }
             }
         }
-        type_closure(reg, seeds)
+        closure_of(reg, seeds.into_iter())
             .into_iter()
             .find(|t| !expressible(reg, ash, t))
+            .map(str::to_owned)
     };
     let missing_type = &missing_type;
     let missing: Vec<Option<String>> = crate::par::map_chunks(chosen, |part| {
@@ -387,31 +395,40 @@ pub fn command_types(cmd: &Command) -> impl Iterator<Item = String> + '_ {
 
 /// Every type reachable from `seeds` through aliases, members, funcpointer parameters and bitmask bits.
 pub fn type_closure(reg: &Registry, seeds: BTreeSet<String>) -> BTreeSet<String> {
+    closure_of(reg, seeds.iter().map(String::as_str))
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// [`type_closure`] with the names borrowed from `reg` and the seeds: `select` makes one per
+/// candidate extension, and cloning every name it passed was most of their cost.
+fn closure_of<'a>(reg: &'a Registry, seeds: impl Iterator<Item = &'a str>) -> BTreeSet<&'a str> {
     let mut out = BTreeSet::new();
-    let mut stack: Vec<String> = seeds.into_iter().collect();
+    let mut stack: Vec<&str> = seeds.collect();
     while let Some(name) = stack.pop() {
-        if !out.insert(name.clone()) {
+        if !out.insert(name) {
             continue;
         }
-        let Some(ty) = reg.types.get(&name) else {
+        let Some(ty) = reg.types.get(name) else {
             continue;
         };
         if let Some(a) = &ty.alias {
-            stack.push(a.clone());
+            stack.push(a);
         }
         match &ty.kind {
             TypeKind::Struct(a) | TypeKind::Union(a) => {
-                stack.extend(a.members.iter().map(|m| m.ty.base.clone()))
+                stack.extend(a.members.iter().map(|m| m.ty.base.as_str()))
             }
             TypeKind::Funcpointer { ret, params } => {
-                stack.push(ret.base.clone());
-                stack.extend(params.iter().map(|p| p.ty.base.clone()));
+                stack.push(&ret.base);
+                stack.extend(params.iter().map(|p| p.ty.base.as_str()));
             }
-            TypeKind::Bitmask { bits: Some(b), .. } => stack.push(b.clone()),
+            TypeKind::Bitmask { bits: Some(b), .. } => stack.push(b),
             TypeKind::Basetype {
                 underlying: Some(u),
                 ..
-            } => stack.push(u.clone()),
+            } => stack.push(u),
             _ => {}
         }
     }

@@ -32,7 +32,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{ident, text, Ctx, Place, PREAMBLE};
-use crate::error::Result;
 use crate::model::*;
 use crate::names;
 
@@ -43,10 +42,21 @@ pub use super::feature_table::{
 };
 pub use table::tables;
 
-pub fn emit(cx: &Ctx) -> Result<String> {
-    let f = tables(cx, Kind::Features);
-    let p = tables(cx, Kind::Properties);
-    let mut out = format!(
+/// The flat tables' part of `src/features.rs`, as three parts written on threads of their own
+/// (`super::in_parallel`): the head (with what was not mapped), the feature table's items, the
+/// property table's. Each waits only for the table it writes.
+pub fn parts<'a>(cx: &'a Ctx) -> Vec<super::Part<'a>> {
+    vec![
+        Box::new(move |out| head(cx, out)),
+        Box::new(move |out| emit_features(cx, tables(cx, Kind::Features), out)),
+        Box::new(move |out| emit_properties(cx, tables(cx, Kind::Properties), out)),
+    ]
+}
+
+fn head(cx: &Ctx, out: &mut String) {
+    let (f, p) = (tables(cx, Kind::Features), tables(cx, Kind::Properties));
+    let _ = write!(
+        out,
         r#"// {PREAMBLE}
 //! Flat feature and property tables, and the code that answers any `VkPhysicalDeviceFeatures2` /
 //! `VkPhysicalDeviceProperties2` pNext chain from them. {}
@@ -71,9 +81,6 @@ use crate::vk;
             }
         }
     }
-    emit_features(cx, f, &mut out);
-    emit_properties(cx, p, &mut out);
-    Ok(out)
 }
 
 /// The fixed part of the file: the slot machinery both tables use (a hand-written Rust file,

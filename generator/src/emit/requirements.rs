@@ -18,39 +18,31 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::features::{emit as emit_features, tables, Kind, Table};
+use super::features::{parts as features_parts, tables, Kind, Table};
 use super::Ctx;
 use crate::error::Result;
 use crate::model::Require;
 
-/// `src/features.rs`: the flat tables, then [`REQUIRED_FEATURES`](self).
+/// `src/features.rs`: the flat tables, then [`REQUIRED_FEATURES`](self), the features' origins,
+/// the required limits and the driver ids: the longest emitter of all, so every part is written
+/// on a thread of its own (`super::in_parallel`), each waiting only for the table it reads
+/// (`tables` makes each once; the first to ask makes it, the others wait).
 pub fn emit(cx: &Ctx) -> Result<String> {
-    // The flat tables and the requirement tables are independent halves of the longest emitter
-    // of all: each gets a thread, so this file no longer sets the run's wall time alone.
-    let (tables_part, requirements) = std::thread::scope(|s| {
-        // Both halves start with the feature table (`tables` makes it once, the other half
-        // waits); the property table is made beside it meanwhile.
-        s.spawn(|| tables(cx, Kind::Properties));
-        let requirements = s.spawn(|| {
-            let features = tables(cx, Kind::Features);
-            let mut out = required_features(cx, features);
-            out.push_str(&feature_origins(cx, features));
+    let mut parts = features_parts(cx);
+    parts.extend([
+        Box::new(move |out: &mut String| {
+            out.push_str(&required_features(cx, tables(cx, Kind::Features)))
+        }) as super::Part,
+        Box::new(move |out| out.push_str(&feature_origins(cx, tables(cx, Kind::Features)))),
+        Box::new(move |out| {
             out.push_str(&super::limits::required_limits(
                 cx,
                 tables(cx, Kind::Properties),
-            ));
-            out.push_str(&driver_ids(cx));
-            out
-        });
-        let tables_part = emit_features(cx);
-        let requirements = requirements
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (tables_part, requirements)
-    });
-    let mut out = tables_part?;
-    out.push_str(&requirements);
-    Ok(out)
+            ))
+        }),
+        Box::new(move |out| out.push_str(&driver_ids(cx))),
+    ]);
+    Ok(super::in_parallel(parts))
 }
 
 /// `DRIVER_IDS`: the registry's `VkDriverId` enumerants, so that a kit can tell a vendor that

@@ -110,6 +110,7 @@ fn ext_trait(cx: &Ctx, group: &EnumGroup, rust: &str, out: &mut String) {
 fn group_values(cx: &Ctx, group: &EnumGroup) -> Vec<(String, String, i64)> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    let variants = names::VariantNames::new(&group.name);
     for v in &group.values {
         if v.extension
             .as_ref()
@@ -117,7 +118,7 @@ fn group_values(cx: &Ctx, group: &EnumGroup) -> Vec<(String, String, i64)> {
         {
             continue;
         }
-        let cname = ident(&names::variant_name(&group.name, &v.name)).to_string();
+        let cname = ident(&variants.name(&v.name)).to_string();
         if !seen.insert(cname.clone()) {
             continue;
         }

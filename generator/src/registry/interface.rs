@@ -53,12 +53,13 @@ impl Cx<'_> {
         };
         let mut values: Vec<EnumValue> = Vec::new();
         let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let variants = names::VariantNames::new(name);
         for e in n.children().filter(|c| c.has_tag_name("enum")) {
             if !api_matches(e) {
                 continue;
             }
             let vname = self.name_of(e)?;
-            self.check_name(e, "enum", &vname, &names::variant_name(name, &vname))?;
+            self.check_name(e, "enum", &vname, &variants.name(&vname))?;
             let value = self
                 .enum_val(e, None)?
                 .ok_or_else(|| self.schema(e, format!("enum {vname} has no value")))?;

@@ -21,13 +21,13 @@ pub fn parse_str(text: &str, path: &Path, warnings: &mut Vec<String>) -> Result<
     parse_in(text, path, warnings, pieces_for(text.len()))
 }
 
-/// How many pieces (`pieces.rs`) a text of `len` bytes is cut into: one per core, up to 12;
+/// How many pieces (`pieces.rs`) a text of `len` bytes is cut into: one per core, up to 16;
 /// a text under 256 KiB (the overlay, the tests' registries) is parsed whole.
 fn pieces_for(len: usize) -> usize {
     if len < 256 * 1024 {
         return 1;
     }
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(12))
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(16))
 }
 
 /// [`parse_str`], the document cut into about `pieces` pieces where it can be.
@@ -37,16 +37,41 @@ pub(super) fn parse_in(
     warnings: &mut Vec<String>,
     pieces: usize,
 ) -> Result<Registry> {
+    // The digest needs only the bytes and nothing needs it before the model is built, so it is
+    // made on a thread of its own for the whole parse (on a CPU without SHA instructions it
+    // takes as long as the markup scan).
+    std::thread::scope(|s| {
+        let sha = s.spawn(|| sha256_hex(text.as_bytes()));
+        let mut reg = parse_text(text, path, warnings, pieces)?;
+        reg.source_sha256 = joined(sha);
+        Ok(reg)
+    })
+}
+
+/// [`parse_in`] but for the digest: the model's `source_sha256` is left empty.
+fn parse_text(
+    text: &str,
+    path: &Path,
+    warnings: &mut Vec<String>,
+    pieces: usize,
+) -> Result<Registry> {
+    let start = std::time::Instant::now();
     let normalized = normalize_newlines(text);
     let normalized: &str = &normalized;
-    // The digest and the position index need only the text, so they are made on two more
-    // threads while this one scans the markup: together they were a fifth of parsing vk.xml.
-    let (source_sha256, index, (bomb, plan)) = std::thread::scope(|s| {
-        let sha = s.spawn(|| sha256_hex(text.as_bytes()));
+    // The position index needs only the text, so it is made on another thread while this one
+    // scans the markup.
+    let (index, (bomb, plan)) = std::thread::scope(|s| {
         let index = s.spawn(|| LineIndex::new(normalized));
         let scan = pieces::scan(normalized.as_bytes(), pieces);
-        (joined(sha), joined(index), scan)
+        (joined(index), scan)
     });
+    // Stages of the pieces' parse only (the overlay's and the tests' small texts are whole).
+    let stage = |what, start| {
+        if pieces > 1 {
+            crate::stage(what, start);
+        }
+    };
+    stage("markup scan (index beside it)", start);
     if let Some(at) = bomb {
         let (line, col) = index.line_col(at);
         return Err(Error::Xml {
@@ -56,8 +81,13 @@ pub(super) fn parse_in(
             message: format!("element with more than {MAX_ATTRIBUTES} attributes"),
         });
     }
+    let start = std::time::Instant::now();
     let parts = plan.map(|plan| plan.pieces(normalized)).unwrap_or_default();
-    if let Some(docs) = parse_pieces(&parts, path, &index) {
+    stage("piece texts", start);
+    let start = std::time::Instant::now();
+    let docs = parse_pieces(&parts, path, &index);
+    stage("pieces parsed (in parallel)", start);
+    if let Some(docs) = docs {
         let (docs, aheads): (Vec<_>, Vec<_>) = docs.into_iter().unzip();
         let trees = docs
             .iter()
@@ -72,7 +102,10 @@ pub(super) fn parse_in(
                 root: doc.root_element(),
                 ahead,
             });
-        return build(trees.collect(), source_sha256, warnings);
+        let start = std::time::Instant::now();
+        let built = build(trees.collect(), warnings);
+        stage("fold", start);
+        return built;
     }
     let doc = Document::parse_with_options(
         normalized,
@@ -106,7 +139,7 @@ pub(super) fn parse_in(
         ));
     }
     let ahead = parse_ahead(&cx, root, true);
-    build(vec![Tree { cx, root, ahead }], source_sha256, warnings)
+    build(vec![Tree { cx, root, ahead }], warnings)
 }
 
 /// A scoped thread's result, its panic passed on.
@@ -156,11 +189,8 @@ fn parse_pieces<'a>(
 
 /// The model from the tree: sections in document order, each element checked against what came
 /// before (a second, different definition is an error; an identical one is skipped).
-fn build(trees: Vec<Tree>, source_sha256: String, warnings: &mut Vec<String>) -> Result<Registry> {
-    let mut reg = Registry {
-        source_sha256,
-        ..Registry::default()
-    };
+fn build(trees: Vec<Tree>, warnings: &mut Vec<String>) -> Result<Registry> {
+    let mut reg = Registry::default();
     // Extensions by name, so that a second definition is found without a quadratic scan.
     let mut extension_at = FirstAt::new();
     let mut feature_at = FirstAt::new();

@@ -497,15 +497,17 @@ pub(super) unsafe fn create_host_instance(
     }
     // As for devices: the table is loaded first, and the check reads its recorded answers.
     let gipa = host.entry.static_fn().get_instance_proc_addr;
+    static INSTANCE_NAMES: NameIds = NameIds::new();
     let loaded = (vk::Handle::as_raw(instance) != 0).then(|| {
-        Answers::record(
-            // SAFETY: the ICD's vk_icdGetInstanceProcAddr with the non-null instance it just
-            // created and a NUL-terminated name.
-            |name| unsafe { gipa(instance, name.as_ptr()) },
-            |_| true,
-            // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
-            |load| unsafe { ash::Instance::load_with(|name| load(name), instance) },
-        )
+        // SAFETY: the ICD's vk_icdGetInstanceProcAddr with the non-null instance it just
+        // created and a NUL-terminated name.
+        let lookup = |name: &CStr| unsafe { gipa(instance, name.as_ptr()) };
+        // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
+        let load = |load: &mut dyn FnMut(&CStr) -> *const c_void| unsafe {
+            ash::Instance::load_with(|name| load(name), instance)
+        };
+        // SAFETY: ash's instance table passes its static name literals.
+        unsafe { Answers::record(&INSTANCE_NAMES, lookup, |_| true, load) }
     });
     let answers = loaded.as_ref().map(|l| &l.1);
     if let Err(r) = check_host_instance(host, instance, app.api_version, p_allocator, answers) {
@@ -537,15 +539,18 @@ unsafe fn load_checked(
 ) -> Result<(ash::Device, Answers), vk::Result> {
     // The table is loaded before the check, which then reads its recorded answers: each name
     // is asked of the ICD once. Loading calls nothing but the ICD's vkGetDeviceProcAddr.
+    static DEVICE_NAMES: NameIds = NameIds::new();
     let loaded = (vk::Handle::as_raw(device) != 0).then(|| {
-        Answers::record(
-            // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created
-            // and a NUL-terminated name.
-            |name| unsafe { gdpa(device, name.as_ptr()) },
-            super::icd::adapter_calls_through_ash,
-            // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
-            |load| unsafe { ash::Device::load_with(|name| load(name), device) },
-        )
+        // SAFETY: the ICD's vkGetDeviceProcAddr with the non-null device it just created and a
+        // NUL-terminated name.
+        let lookup = |name: &CStr| unsafe { gdpa(device, name.as_ptr()) };
+        // SAFETY: every pointer `load` returns is the ICD's own answer for that name.
+        let load = |load: &mut dyn FnMut(&CStr) -> *const c_void| unsafe {
+            ash::Device::load_with(|name| load(name), device)
+        };
+        let wanted = super::icd::adapter_calls_through_ash;
+        // SAFETY: ash's device table passes its static name literals.
+        unsafe { Answers::record(&DEVICE_NAMES, lookup, wanted, load) }
     });
     let answers = loaded.as_ref().map(|l| &l.1);
     // SAFETY: `device` is what the ICD's vkCreateDevice just returned with `p_allocator`.

@@ -576,6 +576,16 @@ pub(super) fn check_host_instance(
 /// [`HostDriver`]'s passthrough) is answered from here instead of asking the ICD again.
 pub(super) struct Answers(Box<[usize]>);
 
+/// [`Answers::record`]'s memo of one load's names: `(address, id)` by position.
+#[derive(Default)]
+pub(super) struct NameIds(std::sync::Mutex<Vec<(usize, Option<CommandId>)>>);
+
+impl NameIds {
+    pub(super) const fn new() -> Self {
+        Self(std::sync::Mutex::new(Vec::new()))
+    }
+}
+
 /// An [`Answers`] entry for a command that was not asked.
 const NOT_ASKED: usize = usize::MAX;
 
@@ -586,14 +596,43 @@ impl Answers {
     /// each name is asked of the ICD at most once either way.
     ///
     /// [`HostDevice::proc_addr`]: super::registry::HostDevice::proc_addr
-    pub(super) fn record<T>(
+    ///
+    /// `ids` remembers, per position in `load`'s sequence of names, the name's address and its
+    /// registry id: ash asks for the same static names in the same order at every load, so a
+    /// name at the address it had last time is known without hashing it again (issue 35: the
+    /// lookups were a tenth of a create + destroy cycle). A load running while another holds
+    /// `ids` looks every name up.
+    ///
+    /// # Safety
+    /// Every name `load` passes lives, unchanged, for the rest of the process (ash's tables pass
+    /// their string literals).
+    pub(super) unsafe fn record<T>(
+        ids: &NameIds,
         lookup: impl Fn(&CStr) -> vk::PFN_vkVoidFunction,
         wanted: impl Fn(CommandId) -> bool,
         load: impl FnOnce(&mut dyn FnMut(&CStr) -> *const c_void) -> T,
     ) -> (T, Self) {
         let mut answers = vec![NOT_ASKED; commands::COMMANDS.len()];
+        let mut memo = ids.0.try_lock().ok();
+        let mut position = 0;
         let table = load(&mut |name| {
-            let id = commands::lookup(name);
+            let address = name.as_ptr() as usize;
+            let id = match memo.as_deref_mut() {
+                Some(memo) => {
+                    let id = match memo.get(position) {
+                        Some(&(at, id)) if at == address => id,
+                        _ => {
+                            let id = commands::lookup(name);
+                            memo.truncate(position);
+                            memo.push((address, id));
+                            id
+                        }
+                    };
+                    position += 1;
+                    id
+                }
+                None => commands::lookup(name),
+            };
             if id.is_some_and(|id| !wanted(id)) {
                 return ptr::null();
             }
