@@ -11,8 +11,12 @@ Fetches nothing. The comparison inputs, obtained beforehand:
 - DIR holds Mesa 23.3.6's `src/vulkan/util/` generators: vk_dispatch_table_gen.py,
   vk_entrypoints_gen.py, vk_dispatch_trampolines_gen.py, vk_extensions_gen.py and the modules
   they import (vk_entrypoints.py, vk_extensions.py). From a Mesa checkout:
-  `git -C mesa archive mesa-23.3.6 src/vulkan/util | tar -x --strip-components=3 -C DIR`.
-- PY is a Python 3 with Mako (`python3 -m venv v && v/bin/pip install mako`).
+  `git -C mesa archive mesa-23.3.6 src/vulkan/util | tar -x --strip-components=3 -C DIR`
+  (a mirror of the release tree serves too: BENCHMARKS.md names the one used, and the commit
+  whose `VERSION` reads 23.3.6).
+- PY is a Python 3 with Mako (`python3 -m venv v && v/bin/pip install mako`; or
+  `pip install --target PYLIB mako` and this script run with `PYTHONPATH=PYLIB`, which the
+  generators it starts inherit).
 - The registry is ../shared/registry/vk-1.4.359.xml.
 
 Each round runs vkgen (all outputs, formatted, written) then Mesa's four generators one after
