@@ -28,9 +28,13 @@ pub mod runtime_check;
 pub mod runtime_form;
 pub mod scaffold;
 pub mod select;
+mod timings;
 pub mod vendor;
 
 use std::path::{Path, PathBuf};
+
+use timings::stage;
+pub use timings::Timings;
 
 use askama::Template;
 use quote::quote;
@@ -75,45 +79,6 @@ pub struct Generated {
     pub api_version: (u32, u32),
     /// Where the time went (`vkgen generate --timings`, the generator benchmark).
     pub timings: Timings,
-}
-
-/// Wall time of each phase of one [`generate`], in the order they ran. The emitters run in
-/// parallel, so their rows overlap: the run's wall time is the `emitters` row, not their sum.
-#[derive(Debug, Clone, Default)]
-pub struct Timings {
-    pub phases: Vec<(String, std::time::Duration)>,
-}
-
-thread_local! {
-    /// The parse's own stages (`read`, the markup scan, the pieces, the fold, the overlay and
-    /// the cross-checks), noted on the thread that runs [`generate`], which drains them into its
-    /// [`Timings`].
-    static STAGES: std::cell::RefCell<Vec<(&'static str, std::time::Duration)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Notes the wall time since `start` of a stage of [`generate`]'s parse (`--timings`).
-pub(crate) fn stage(what: &'static str, start: std::time::Instant) {
-    let took = start.elapsed();
-    STAGES.with(|s| s.borrow_mut().push((what, took)));
-}
-
-impl Timings {
-    fn record<T>(&mut self, phase: &str, f: impl FnOnce() -> T) -> T {
-        let start = std::time::Instant::now();
-        let out = f();
-        self.phases.push((phase.to_owned(), start.elapsed()));
-        out
-    }
-
-    /// The rows as a table (`phase  ms`), emitters marked as running in parallel.
-    pub fn table(&self) -> String {
-        let width = self.phases.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
-        self.phases
-            .iter()
-            .map(|(p, d)| format!("{p:<width$}  {:8.2} ms\n", d.as_secs_f64() * 1000.0))
-            .collect()
-    }
 }
 
 /// `(REGISTRY_VERSION, REGISTRY_SHA256)` recorded by a generated crate in `dir`, if any: what
@@ -195,7 +160,7 @@ pub fn load_bytes(
 /// Generates the crate described in `docs/generated-api.md` in memory.
 pub fn generate(opts: &Options) -> Result<Generated> {
     let start = std::time::Instant::now();
-    STAGES.with(|s| s.borrow_mut().clear());
+    timings::take_stages();
     let (loaded, source) = std::thread::scope(|s| {
         // ash's layout table is built in, not read from the registry: it is parsed on another
         // thread while vk.xml is, instead of after it in `select`.
@@ -204,7 +169,7 @@ pub fn generate(opts: &Options) -> Result<Generated> {
     })?;
     let parsed = start.elapsed();
     let mut g = generate_loaded(loaded, source, opts)?;
-    let stages = STAGES.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    let stages = timings::take_stages();
     let rows = std::iter::once(("read + parse (+ overlay)".to_owned(), parsed)).chain(
         stages
             .into_iter()
@@ -267,25 +232,7 @@ pub fn generate_loaded(
     let highest = select::highest_version(reg);
     let version = opts.api_version.unwrap_or(highest);
     check_api_version(version, highest)?;
-    // ash's reuse check (its ~1,000 layout comparisons) and the selection run at the same
-    // time: the selection asks ash only about external types, which the check cannot take out
-    // unless `took_out_an_external` says so (then it is made again with the checked list).
-    let (ash, sel) = timings.record("select", || {
-        let loaded = ash_types::AshTypes::load();
-        std::thread::scope(|s| {
-            let checked = s.spawn(|| ash_types::AshTypes::checked_for(&loaded, reg));
-            let sel = select::select(reg, version, &loaded);
-            let ash = checked
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            if ash.took_out_an_external(reg) {
-                let sel = select::select(reg, version, &ash);
-                (ash, sel)
-            } else {
-                (ash, sel)
-            }
-        })
-    });
+    let (ash, sel) = timings.record("select", || select_with_ash(reg, version));
     let cx = emit::Ctx::new(&sel, &ash);
     let package = opts
         .package
@@ -319,24 +266,11 @@ pub fn generate_loaded(
     // crate's own files (lib.rs, build.rs, Cargo.toml, the version script) beside them.
     let start = std::time::Instant::now();
     let (emitted, crate_files) = std::thread::scope(|s| {
-        let crate_files = s.spawn(|| -> Result<(Vec<OutputFile>, std::time::Duration)> {
+        let crate_files = s.spawn(|| {
             let start = std::time::Instant::now();
-            let mut files = vec![
-                OutputFile {
-                    path: "src/lib.rs".into(),
-                    contents: lib_rs(&sel, opts.self_regenerating.is_some())?,
-                },
-                OutputFile {
-                    path: "build.rs".into(),
-                    contents: emit::build_script::crate_build_rs(
-                        opts.self_regenerating.is_some(),
-                        &format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
-                        version,
-                    ),
-                },
-            ];
-            push_crate_files(&mut files, &sel, &meta, opts)?;
-            Ok((files.into_iter().map(stamp).collect(), start.elapsed()))
+            let files = own_files(&sel, &meta, opts)?;
+            let files: Vec<OutputFile> = files.into_iter().map(stamp).collect();
+            Ok::<_, Error>((files, start.elapsed()))
         });
         let emitted = run_emitters(&EMITTERS, &cx, &stamp);
         let crate_files = crate_files.join().unwrap_or_else(|_| {
@@ -387,6 +321,53 @@ pub fn generate_loaded(
         api_version: version,
         timings,
     })
+}
+
+/// ash's list checked against `reg` and the selection of `version`, made at the same time: ash's
+/// reuse check (its ~1,000 layout comparisons) runs beside the selection, which asks ash only
+/// about external types; the check cannot take one out unless `took_out_an_external` says so,
+/// and then the selection is made again with the checked list.
+fn select_with_ash(
+    reg: &model::Registry,
+    version: (u32, u32),
+) -> (ash_types::AshTypes, select::Selection<'_>) {
+    let loaded = ash_types::AshTypes::load();
+    std::thread::scope(|s| {
+        let checked = s.spawn(|| ash_types::AshTypes::checked_for(&loaded, reg));
+        let sel = select::select(reg, version, &loaded);
+        let ash = checked
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        if ash.took_out_an_external(reg) {
+            let sel = select::select(reg, version, &ash);
+            (ash, sel)
+        } else {
+            (ash, sel)
+        }
+    })
+}
+
+/// The crate's own files: `src/lib.rs`, `build.rs`, `Cargo.toml` and the version script
+/// (README.md counts `vk.rs`'s types, so it comes after the emitters).
+fn own_files(sel: &select::Selection, meta: &CrateMeta, opts: &Options) -> Result<Vec<OutputFile>> {
+    let reg = sel.reg;
+    let highest = select::highest_version(reg);
+    let mut files = vec![
+        OutputFile {
+            path: "src/lib.rs".into(),
+            contents: lib_rs(sel, opts.self_regenerating.is_some())?,
+        },
+        OutputFile {
+            path: "build.rs".into(),
+            contents: emit::build_script::crate_build_rs(
+                opts.self_regenerating.is_some(),
+                &format!("{}.{}.{}", highest.0, highest.1, reg.header_version),
+                meta.version,
+            ),
+        },
+    ];
+    push_crate_files(&mut files, sel, meta, opts)?;
+    Ok(files)
 }
 
 /// What the crate's metadata files (Cargo.toml, the version script, README.md) say about it.

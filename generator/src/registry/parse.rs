@@ -68,7 +68,7 @@ fn parse_text(
     // Stages of the pieces' parse only (the overlay's and the tests' small texts are whole).
     let stage = |what, start| {
         if pieces > 1 {
-            crate::stage(what, start);
+            crate::timings::stage(what, start);
         }
     };
     stage("markup scan (index beside it)", start);
