@@ -139,9 +139,7 @@ pub fn load_bytes(
             (over, warnings)
         });
         let reg = registry::parse_str(text, path, &mut warnings);
-        let over = over
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let over = par::joined(over);
         (reg, over)
     });
     let mut reg = reg?;
@@ -335,15 +333,13 @@ fn select_with_ash(
     std::thread::scope(|s| {
         let checked = s.spawn(|| ash_types::AshTypes::checked_for(&loaded, reg));
         let sel = select::select(reg, version, &loaded);
-        let ash = checked
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        if ash.took_out_an_external(reg) {
-            let sel = select::select(reg, version, &ash);
-            (ash, sel)
+        let ash = par::joined(checked);
+        let sel = if ash.took_out_an_external(reg) {
+            select::select(reg, version, &ash)
         } else {
-            (ash, sel)
-        }
+            sel
+        };
+        (ash, sel)
     })
 }
 

@@ -21,10 +21,14 @@ pub fn map_chunks<T: Sync, U: Send>(items: &[T], f: impl Fn(&[T]) -> Vec<U> + Sy
 
 /// Each handle's result, in order; a worker's panic resumes on this thread.
 pub fn join<R>(handles: Vec<std::thread::ScopedJoinHandle<'_, R>>) -> Vec<R> {
-    handles
-        .into_iter()
-        .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-        .collect()
+    handles.into_iter().map(joined).collect()
+}
+
+/// One scoped thread's result; its panic resumes on this thread.
+pub fn joined<R>(handle: std::thread::ScopedJoinHandle<'_, R>) -> R {
+    handle
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 #[cfg(test)]

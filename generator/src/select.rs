@@ -245,8 +245,7 @@ fn drop_inexpressible(
             seeds.extend(r.types.iter().map(String::as_str));
             for c in &r.commands {
                 if let Some(cmd) = reg.resolve_command(c) {
-                    let names = cmd.params.iter().map(|p| &p.ty.base).chain([&cmd.ret.base]);
-                    seeds.extend(names.filter(|b| !b.is_empty()).map(String::as_str));
+                    seeds.extend(command_types(cmd));
                 }
             }
         }
@@ -349,7 +348,7 @@ fn selected_commands(
         let Some(def) = reg.resolve_command(name) else {
             continue;
         };
-        seeds.extend(command_types(def));
+        seeds.extend(command_types(def).map(str::to_owned));
         let exported = in_core.is_some() || exts.iter().any(|e| policy::is_exported_extension(e));
         commands.push(SelCommand {
             name: name.clone(),
@@ -385,11 +384,11 @@ fn add_alias_targets(commands: &mut Vec<SelCommand>) {
 }
 
 /// The types a command's signature names.
-pub fn command_types(cmd: &Command) -> impl Iterator<Item = String> + '_ {
+pub fn command_types(cmd: &Command) -> impl Iterator<Item = &str> + '_ {
     cmd.params
         .iter()
-        .map(|p| p.ty.base.clone())
-        .chain(std::iter::once(cmd.ret.base.clone()))
+        .map(|p| p.ty.base.as_str())
+        .chain(std::iter::once(cmd.ret.base.as_str()))
         .filter(|b| !b.is_empty())
 }
 

@@ -26,9 +26,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             |l| l == Level::Device,
             "device (`VkDevice`, `VkQueue`, `VkCommandBuffer`)",
         );
-        let instance = instance
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let instance = crate::par::joined(instance);
         (instance, device)
     });
     fills.extend(dev_fills);

@@ -44,9 +44,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
             }
             vec![rows]
         });
-        let out = skeleton
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let out = crate::par::joined(skeleton);
         (parts, out)
     });
     let mut rows = Rows {

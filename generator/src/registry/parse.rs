@@ -13,6 +13,7 @@ use super::{cdecl, pieces, sections};
 use crate::error::{Error, Result};
 use crate::model::*;
 use crate::names;
+use crate::par::joined;
 
 /// Parses registry text without overlay or validation. A second definition of a type, command,
 /// API constant, `<enums>` block, enumerant, feature or extension is an error naming both places,
@@ -140,13 +141,6 @@ fn parse_text(
     }
     let ahead = parse_ahead(&cx, root, true);
     build(vec![Tree { cx, root, ahead }], warnings)
-}
-
-/// A scoped thread's result, its panic passed on.
-fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    handle
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 /// One parsed document (the whole text, or one piece of it) with its sections parsed ahead.

@@ -272,9 +272,7 @@ fn validate(reg: &Registry, path: &Path) -> Result<()> {
     std::thread::scope(|s| {
         let later: Vec<_> = checks[1..].iter().map(|check| s.spawn(check)).collect();
         let first = checks[0]();
-        let later = later
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        let later = later.into_iter().map(crate::par::joined);
         std::iter::once(first).chain(later).collect()
     })
 }
