@@ -734,9 +734,10 @@ impl InstanceDispatchTable {
     ///
     /// # Safety
     /// `gpa` must return, for each command, a function of that command's type.
-    pub unsafe fn load_with(
-        gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
-    ) -> Self {
+    pub unsafe fn load_with<F>(gpa: &mut F) -> Self
+    where
+        F: FnMut(CommandId) -> vk::PFN_vkVoidFunction + ?Sized,
+    {
         let mut t = Self::empty();
         // SAFETY: the generator wrote `INSTANCE_DISPATCH_TABLE_STARTS` and
         // `INSTANCE_DISPATCH_TABLE_COMMANDS` for this table, and the caller vouches that `gpa`
@@ -7008,9 +7009,10 @@ impl DeviceDispatchTable {
     ///
     /// # Safety
     /// `gpa` must return, for each command, a function of that command's type.
-    pub unsafe fn load_with(
-        gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
-    ) -> Self {
+    pub unsafe fn load_with<F>(gpa: &mut F) -> Self
+    where
+        F: FnMut(CommandId) -> vk::PFN_vkVoidFunction + ?Sized,
+    {
         let mut t = Self::empty();
         // SAFETY: the generator wrote `DEVICE_DISPATCH_TABLE_STARTS` and
         // `DEVICE_DISPATCH_TABLE_COMMANDS` for this table, and the caller vouches that `gpa`

@@ -40,12 +40,15 @@ pub(crate) fn slot_commands(
 /// # Safety
 /// `starts` and `commands` are the generator's lists for `T`, so every command listed for a slot
 /// has that slot's signature; `gpa` returns, for a command, a function of that command's type.
-pub(crate) unsafe fn fill<T: SlotTable>(
+pub(crate) unsafe fn fill<T, F>(
     table: &mut T,
     starts: &[u16],
     commands: &'static [CommandId],
-    gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
-) {
+    gpa: &mut F,
+) where
+    T: SlotTable,
+    F: FnMut(CommandId) -> vk::PFN_vkVoidFunction + ?Sized,
+{
     for slot in 0..T::LEN {
         for &id in slot_commands(starts, commands, slot) {
             if let Some(f) = gpa(id) {

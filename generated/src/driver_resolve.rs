@@ -124,9 +124,32 @@ unsafe fn resolve<D: Lookup>(
     // SAFETY: non-null, and NUL-terminated per the caller's contract (Vulkan's pName rule).
     let name = unsafe { CStr::from_ptr(name) };
     let Some(id) = commands::lookup(name) else {
+        if level == Level::Device && name == GET_DEVICE_PROC_ADDRS_NAME {
+            let f: PfnGetDeviceProcAddrs = get_device_proc_addrs::<D>;
+            // SAFETY: every function pointer has the same representation; the caller casts it
+            // back to `PfnGetDeviceProcAddrs`, the type this name stands for.
+            return Some(unsafe {
+                core::mem::transmute::<PfnGetDeviceProcAddrs, unsafe extern "system" fn()>(f)
+            });
+        }
         // SAFETY: `level` and `handle` are the caller's, which `passthrough` takes as they are.
         return unsafe { D::passthrough(level, handle, name, None) };
     };
+    // SAFETY: the caller's contract, with `id` the command `name` names.
+    unsafe { resolve_known::<D>(level, handle, name, id, allowed) }
+}
+
+/// [`resolve`] for a name the registry knows as `id`.
+///
+/// # Safety
+/// As [`resolve`]; `id` is the command `name` names.
+unsafe fn resolve_known<D: Lookup>(
+    level: Level,
+    handle: u64,
+    name: &CStr,
+    id: CommandId,
+    allowed: &[Level],
+) -> vk::PFN_vkVoidFunction {
     let info = commands::info(id);
     if !allowed.contains(&info.level) || !exposes::<D>(id) {
         return None;
@@ -234,6 +257,80 @@ pub unsafe extern "system" fn get_device_proc_addr<D: Lookup>(
     // SAFETY: the function's own contract is `resolve`'s, for a device-level lookup.
     guard("vkGetDeviceProcAddr", None, || unsafe {
         resolve::<D>(Level::Device, handle, name, &[Level::Device])
+    })
+}
+
+/// The name a vkgen driver's `vkGetDeviceProcAddr` answers with [`get_device_proc_addrs`]. Not
+/// a registry name (those start `vk` and a capital), so no command can ever take it.
+pub const GET_DEVICE_PROC_ADDRS_NAME: &CStr = c"vkgenGetDeviceProcAddrs";
+
+/// `vkgenGetDeviceProcAddrs(device, fingerprint, count, pIds, pFunctions)`: see
+/// [`get_device_proc_addrs`].
+pub type PfnGetDeviceProcAddrs = unsafe extern "system" fn(
+    device: vk::Device,
+    fingerprint: u64,
+    count: u32,
+    ids: *const u16,
+    functions: *mut vk::PFN_vkVoidFunction,
+) -> vk::Result;
+
+/// `vkgenGetDeviceProcAddrs`: the driver's `vkGetDeviceProcAddr` of `count` commands at once,
+/// by [`CommandId`] — how the loader fills a device's dispatch table (issue 35: one call
+/// instead of one name lookup in each library per command). `functions[i]` gets exactly what
+/// `vkGetDeviceProcAddr(device, name of ids[i])` answers: through the driver's own hook when it
+/// implements `get_device_proc_addr`, else by the resolver's rules without hashing the name.
+///
+/// Returns `VK_ERROR_INCOMPATIBLE_DRIVER` (and writes nothing) unless `fingerprint` is this
+/// crate's [`commands::FINGERPRINT`], so ids from a loader generated from another registry are
+/// never read as this one's commands; `VK_ERROR_INITIALIZATION_FAILED` for a null device or
+/// array, or an id outside the registry. The caller then asks name by name.
+///
+/// # Safety
+/// `device` is null or a device of this driver; `ids` holds `count` ids and `functions` room
+/// for `count` answers (or they are null).
+pub unsafe extern "system" fn get_device_proc_addrs<D: Lookup>(
+    device: vk::Device,
+    fingerprint: u64,
+    count: u32,
+    ids: *const u16,
+    functions: *mut vk::PFN_vkVoidFunction,
+) -> vk::Result {
+    if fingerprint != commands::FINGERPRINT {
+        return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+    }
+    let handle = vk::Handle::as_raw(device);
+    if handle == 0 || ids.is_null() || functions.is_null() {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    let count = count as usize;
+    // SAFETY: `ids` is non-null (checked above) and holds `count` ids (the caller's contract).
+    let ids = unsafe { core::slice::from_raw_parts(ids, count) };
+    if ids.iter().any(|&i| usize::from(i) >= commands::COMMANDS.len()) {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    // SAFETY: `functions` is non-null (checked above) and has room for `count` answers (the
+    // caller's contract); nothing else refers to it during this call.
+    let functions = unsafe { core::slice::from_raw_parts_mut(functions, count) };
+    // A driver that wrote its own `get_device_proc_addr` answers through it, name by name.
+    let own_hook: Option<vk::PFN_vkGetDeviceProcAddr> = D::implements(CommandId::GET_DEVICE_PROC_ADDR)
+        .then(|| D::entry_point(CommandId::GET_DEVICE_PROC_ADDR))
+        .flatten()
+        // SAFETY: the entry point of vkGetDeviceProcAddr has its type.
+        .map(|f| unsafe { core::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkGetDeviceProcAddr>(f) });
+    guard("vkgenGetDeviceProcAddrs", vk::Result::ERROR_UNKNOWN, || {
+        for (&id, out) in ids.iter().zip(functions.iter_mut()) {
+            let id = CommandId(id);
+            let name = commands::info(id).name();
+            *out = match own_hook {
+                // SAFETY: the driver's own vkGetDeviceProcAddr, with its device and a name from
+                // the generated table.
+                Some(gdpa) => unsafe { gdpa(device, name.as_ptr()) },
+                // SAFETY: `resolve`'s contract for a device-level lookup of this driver's device,
+                // with `id` the command `name` names.
+                None => unsafe { resolve_known::<D>(Level::Device, handle, name, id, &[Level::Device]) },
+            };
+        }
+        vk::Result::SUCCESS
     })
 }
 

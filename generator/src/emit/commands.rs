@@ -208,6 +208,22 @@ fn tokens(cx: &Ctx) -> proc_macro2::TokenStream {
 
         __vkgen_phf!();
 
+        /// A digest of every command name in id order (FNV-1a over the name blob): crates
+        /// generated from registries that name the same commands in the same order agree on
+        /// it, so a [`CommandId`] means the same command in both (a driver's
+        /// `vkgenGetDeviceProcAddrs` takes ids only from a loader with its fingerprint).
+        pub const FINGERPRINT: u64 = {
+            let bytes = NAMES.as_bytes();
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            let mut i = 0;
+            while i < bytes.len() {
+                h ^= bytes[i] as u64;
+                h = h.wrapping_mul(0x0100_0000_01b3);
+                i += 1;
+            }
+            h
+        };
+
         /// Finds a command by name: one hash, one compare.
         #[inline]
         pub fn lookup(name: &CStr) -> Option<CommandId> {

@@ -291,9 +291,10 @@ fn table_tokens(tname: &proc_macro2::Ident, doc: &str, len: usize, m: &Markers) 
             ///
             /// # Safety
             /// `gpa` must return, for each command, a function of that command's type.
-            pub unsafe fn load_with(
-                gpa: &mut dyn FnMut(CommandId) -> vk::PFN_vkVoidFunction,
-            ) -> Self {
+            pub unsafe fn load_with<F>(gpa: &mut F) -> Self
+            where
+                F: FnMut(CommandId) -> vk::PFN_vkVoidFunction + ?Sized,
+            {
                 let mut t = Self::empty();
                 #fill_id!();
                 t

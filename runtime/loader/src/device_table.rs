@@ -77,6 +77,30 @@ impl CommandSet {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The commands of both sets.
+    pub fn intersection(&self, other: &CommandSet) -> CommandSet {
+        let mut out = *self;
+        for (word, o) in out.bits.iter_mut().zip(other.bits) {
+            *word &= o;
+        }
+        out
+    }
+
+    /// The set's commands in id order.
+    pub fn iter(&self) -> impl Iterator<Item = CommandId> + '_ {
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                u16::try_from(w * 64 + bit).ok().map(CommandId)
+            })
+        })
+    }
 }
 
 /// Which names a device's table asked its chain for at `vkCreateDevice`, and which of them the
@@ -213,27 +237,105 @@ pub fn exposable_set(api_version: u32, extensions: &ExtensionSet) -> CommandSet 
     set
 }
 
-/// Fills a device's table from `gdpa`, the head of its chain, asking only for the names
-/// [`exposable`] on it; gives the table and what was asked.
+/// The driver under a device whose chain is the terminator alone (no layers), for [`load`].
+#[derive(Clone, Copy)]
+pub struct Driver {
+    /// The driver's own `vkGetDeviceProcAddr`.
+    pub gdpa: vk::PFN_vkGetDeviceProcAddr,
+    /// The commands the terminator answers with the driver's answer, unchanged.
+    pub forwarded: &'static CommandSet,
+}
+
+/// What the driver answered for `wanted` in one `vkgenGetDeviceProcAddrs` call (a vkgen
+/// driver's, `vkgen_generated::driver::get_device_proc_addrs`), by id; `None` where the driver
+/// has no such function or refuses the ids (another registry's): the names are asked one by one.
+/// On the stack: a device's creation makes no allocation for it.
 ///
 /// # Safety
-/// `device` is the live device the chain whose `vkGetDeviceProcAddr` is `gdpa` created.
+/// `device` is the driver's live device.
+unsafe fn driver_answers(
+    device: vk::Device,
+    driver: &Driver,
+    wanted: &CommandSet,
+) -> Option<[vk::PFN_vkVoidFunction; COMMANDS.len()]> {
+    use vkgen_generated::driver::{PfnGetDeviceProcAddrs, GET_DEVICE_PROC_ADDRS_NAME};
+    // SAFETY: the driver's vkGetDeviceProcAddr with its live device (the contract) and a C
+    // string; a driver that does not know the name answers NULL.
+    let f = unsafe { (driver.gdpa)(device, GET_DEVICE_PROC_ADDRS_NAME.as_ptr()) }?;
+    // SAFETY: a vkgen driver answers this name with a function of this type; the name is not a
+    // registry name, so no other driver answers it.
+    let at_once: PfnGetDeviceProcAddrs = unsafe { std::mem::transmute(f) };
+    let mut ids = [0u16; COMMANDS.len()];
+    let mut count = 0;
+    for (slot, id) in ids.iter_mut().zip(wanted.iter()) {
+        *slot = id.0;
+        count += 1;
+    }
+    let mut answers: [vk::PFN_vkVoidFunction; COMMANDS.len()] = [None; COMMANDS.len()];
+    // SAFETY: `ids` holds `count` ids of this registry and `answers` room for `count` answers.
+    let result = unsafe {
+        at_once(
+            device,
+            commands::FINGERPRINT,
+            u32::try_from(count).ok()?,
+            ids.as_ptr(),
+            answers.as_mut_ptr(),
+        )
+    };
+    if result != vk::Result::SUCCESS {
+        log::debug!("vkgenGetDeviceProcAddrs: {result:?}; asking name by name");
+        return None;
+    }
+    // Spread by id, from the last: answer `i` belongs to `ids[i]` ≥ `i` (ids ascend), so each
+    // move reads a place no earlier move wrote.
+    for i in (0..count).rev() {
+        let (id, f) = (usize::from(ids[i]), answers[i]);
+        answers[i] = None;
+        if let Some(slot) = answers.get_mut(id) {
+            *slot = f;
+        }
+    }
+    Some(answers)
+}
+
+/// Fills a device's table from `gdpa`, the head of its chain, asking only for the names
+/// [`exposable`] on it; gives the table and what was asked. With `driver` (no layers: `gdpa` is
+/// the terminator's) the names the terminator forwards unchanged are the driver's answers,
+/// asked of it directly and, where it can, in one call.
+///
+/// # Safety
+/// `device` is the live device the chain whose `vkGetDeviceProcAddr` is `gdpa` created, and
+/// `driver` (if any) the driver under that chain's terminator, whose device `device` is.
 pub unsafe fn load(
     device: vk::Device,
     gdpa: vk::PFN_vkGetDeviceProcAddr,
     api_version: u32,
     extensions: &ExtensionSet,
+    driver: Option<Driver>,
 ) -> (DeviceDispatchTable, TableAnswers) {
     let mut answers = TableAnswers::default();
     let exposable = exposable_set(api_version, extensions);
+    let direct = driver.map(|d| {
+        let wanted = exposable.intersection(d.forwarded);
+        // SAFETY: `device` is the driver's live device (this function's contract).
+        (d, unsafe { driver_answers(device, &d, &wanted) })
+    });
     let mut ask = |id: CommandId| {
         if !exposable.contains(id) {
             return None;
         }
         let name = commands::info(id).name();
-        // SAFETY: `device` is the live device `gdpa`'s chain created (this function's
-        // contract) and `name` a command name from the generated table, NUL-terminated.
-        let f = unsafe { gdpa(device, name.as_ptr()) };
+        let f = match &direct {
+            Some((d, at_once)) if d.forwarded.contains(id) => match at_once {
+                Some(by_id) => by_id.get(usize::from(id.0)).copied().flatten(),
+                // SAFETY: the driver's vkGetDeviceProcAddr with its live device (the
+                // contract) and a NUL-terminated name from the generated table.
+                None => unsafe { (d.gdpa)(device, name.as_ptr()) },
+            },
+            // SAFETY: `device` is the live device `gdpa`'s chain created (this function's
+            // contract) and `name` a command name from the generated table, NUL-terminated.
+            _ => unsafe { gdpa(device, name.as_ptr()) },
+        };
         answers.asked.insert(id);
         if f.is_some() {
             answers.answered.insert(id);
@@ -379,6 +481,7 @@ mod tests {
                 recording_gdpa,
                 vk::API_VERSION_1_3,
                 &exts,
+                None,
             )
         };
         let asked = std::mem::take(&mut *ASKED.lock().unwrap());
@@ -416,5 +519,135 @@ mod tests {
         assert!(table.is_present(slot), "filled from the extension's alias");
         let multi = commands::info(id(c"vkCmdDrawMultiEXT")).slot().unwrap();
         assert!(!table.is_present(multi), "never asked, so a stub");
+    }
+
+    /// The answer of the fake chain and driver below for `name`: a function except for the core
+    /// names of 1.3.
+    fn fake_answer(name: &CStr) -> vk::PFN_vkVoidFunction {
+        unsafe extern "system" fn any() {}
+        let core_13 = matches!(
+            commands::info(id(name)).origin,
+            Origin::Core(v) if v == vk::API_VERSION_1_3
+        );
+        (!core_13).then_some(any as unsafe extern "system" fn())
+    }
+
+    static HEAD_ASKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    static DRIVER_ASKED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    static AT_ONCE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+    unsafe extern "system" fn head_gdpa(
+        _: vk::Device,
+        name: *const std::ffi::c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        // SAFETY: `load` passes names from the generated table, NUL-terminated.
+        let name = unsafe { CStr::from_ptr(name) };
+        HEAD_ASKED
+            .lock()
+            .unwrap()
+            .push(name.to_string_lossy().into_owned());
+        fake_answer(name)
+    }
+
+    /// `vkgenGetDeviceProcAddrs` answering as [`fake_answer`]; it refuses a count of 0 as a
+    /// stand-in for a driver of another registry.
+    unsafe extern "system" fn at_once(
+        _: vk::Device,
+        fingerprint: u64,
+        count: u32,
+        ids: *const u16,
+        out: *mut vk::PFN_vkVoidFunction,
+    ) -> vk::Result {
+        assert_eq!(fingerprint, commands::FINGERPRINT);
+        AT_ONCE.lock().unwrap().push(count);
+        for i in 0..count as usize {
+            // SAFETY: `load` passes `count` ids and room for `count` answers.
+            unsafe { *out.add(i) = fake_answer(commands::info(CommandId(*ids.add(i))).name()) };
+        }
+        vk::Result::SUCCESS
+    }
+
+    /// A driver's vkGetDeviceProcAddr; `WITH_AT_ONCE` says whether it answers
+    /// `vkgenGetDeviceProcAddrs`.
+    unsafe extern "system" fn driver_gdpa<const WITH_AT_ONCE: bool>(
+        _: vk::Device,
+        name: *const std::ffi::c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        use vkgen_generated::driver::{PfnGetDeviceProcAddrs, GET_DEVICE_PROC_ADDRS_NAME};
+        // SAFETY: `load` passes NUL-terminated names.
+        let name = unsafe { CStr::from_ptr(name) };
+        if name == GET_DEVICE_PROC_ADDRS_NAME {
+            let f: PfnGetDeviceProcAddrs = at_once;
+            // SAFETY: function pointers share one representation.
+            return WITH_AT_ONCE.then(|| unsafe {
+                std::mem::transmute::<PfnGetDeviceProcAddrs, unsafe extern "system" fn()>(f)
+            });
+        }
+        DRIVER_ASKED
+            .lock()
+            .unwrap()
+            .push(name.to_string_lossy().into_owned());
+        fake_answer(name)
+    }
+
+    /// With the driver under the terminator given, the forwarded names are the driver's (in one
+    /// call where it has `vkgenGetDeviceProcAddrs`, else name by name), the rest the head's, and
+    /// the table and its record are those of asking the head for every name.
+    #[test]
+    fn a_driver_under_the_terminator_answers_the_forwarded_names() {
+        let exts = ExtensionSet::from_names([c"VK_KHR_dynamic_rendering"]);
+        let version = vk::API_VERSION_1_3;
+        // Every device command but the extension's alias is forwarded.
+        let alias = id(c"vkCmdBeginRenderingKHR");
+        static FORWARDED: OnceLock<CommandSet> = OnceLock::new();
+        let forwarded = FORWARDED.get_or_init(|| {
+            let mut set = CommandSet::default();
+            for c in exposable_set(version, &exts).iter().filter(|&c| c != alias) {
+                set.insert(c);
+            }
+            set
+        });
+        let run = |driver: Option<Driver>| {
+            // SAFETY: the fake chain and driver ignore the device and read only the names.
+            let (table, answers) =
+                unsafe { load(vk::Device::null(), head_gdpa, version, &exts, driver) };
+            let head = std::mem::take(&mut *HEAD_ASKED.lock().unwrap());
+            let drv = std::mem::take(&mut *DRIVER_ASKED.lock().unwrap());
+            let calls = std::mem::take(&mut *AT_ONCE.lock().unwrap());
+            let present: Vec<bool> = (0..DeviceDispatchTable::LEN)
+                .map(|s| table.is_present(s))
+                .collect();
+            (present, answers.asked, answers.answered, head, drv, calls)
+        };
+        let (present, asked, answered, head, drv, calls) = run(None);
+        assert!(drv.is_empty() && calls.is_empty());
+        assert!(head.contains(&"vkCreateFence".to_owned()));
+
+        for with_at_once in [true, false] {
+            let gdpa: vk::PFN_vkGetDeviceProcAddr = if with_at_once {
+                driver_gdpa::<true>
+            } else {
+                driver_gdpa::<false>
+            };
+            let (p, a, b, h, d, c) = run(Some(Driver { gdpa, forwarded }));
+            assert_eq!(
+                (p, a, b),
+                (present.clone(), asked, answered),
+                "{with_at_once}"
+            );
+            assert_eq!(
+                h,
+                ["vkCmdBeginRenderingKHR"],
+                "only the unforwarded name asked of the head"
+            );
+            if with_at_once {
+                assert!(d.is_empty(), "{d:?}");
+                assert_eq!(c, [exposable_set(version, &exts).len() as u32 - 1]);
+            } else {
+                assert!(c.is_empty());
+                assert!(d.contains(&"vkCreateFence".to_owned()));
+                assert_eq!(d.len() + h.len(), head.len(), "each name asked once");
+            }
+        }
     }
 }

@@ -341,15 +341,34 @@ pub fn swapchain_for_native_buffer(anb_spec: u32) -> vk::ExtensionProperties {
 }
 
 /// Removes later duplicates (by name); the first occurrence wins.
-pub fn dedup(list: Vec<vk::ExtensionProperties>) -> Vec<vk::ExtensionProperties> {
-    // One pass with a set: every vkCreateInstance dedups a driver's whole list, and comparing
-    // each entry with all kept ones re-read both names each time.
-    let mut seen = std::collections::HashSet::with_capacity(list.len());
-    let keep: Vec<bool> = list.iter().map(|e| seen.insert(name_of(e))).collect();
-    list.into_iter()
-        .zip(keep)
-        .filter_map(|(e, keep)| keep.then_some(e))
-        .collect()
+pub fn dedup(mut list: Vec<vk::ExtensionProperties>) -> Vec<vk::ExtensionProperties> {
+    // Every vkCreateInstance dedups the drivers' and layers' whole list: a registry extension is
+    // one bit of a set after its perfect-hash lookup (a hashed set of names cost 700
+    // instructions an entry, issue 35); names the registry does not know are compared among
+    // themselves, and there are few.
+    let mut known = ExtensionSet::default();
+    let mut unknown: Vec<&CStr> = Vec::new();
+    let keep: Vec<bool> = list
+        .iter()
+        .map(|e| {
+            let name = name_of(e);
+            match ext::lookup(name) {
+                Some(id) if known.contains(id) => false,
+                Some(id) => {
+                    known.insert(id);
+                    true
+                }
+                None if unknown.contains(&name) => false,
+                None => {
+                    unknown.push(name);
+                    true
+                }
+            }
+        })
+        .collect();
+    let mut keep = keep.into_iter();
+    list.retain(|_| keep.next().unwrap_or(true));
+    list
 }
 
 /// Whether `list` contains `name`.
@@ -896,16 +915,30 @@ mod tests {
 
     #[test]
     fn dedup_keeps_the_first_of_each_name_in_order() {
+        // Names the registry does not know, and names it does (found by id), mixed.
         let out = dedup(list(&[
             (c"VK_KHR_a", 1),
-            (c"VK_KHR_b", 2),
-            (c"VK_KHR_a", 3),
-            (c"VK_KHR_c", 4),
-            (c"VK_KHR_b", 5),
+            (c"VK_KHR_surface", 2),
+            (c"VK_KHR_b", 3),
+            (c"VK_KHR_a", 4),
+            (c"VK_EXT_debug_utils", 5),
+            (c"VK_KHR_surface", 6),
+            (c"VK_KHR_c", 7),
+            (c"VK_KHR_b", 8),
+            (c"VK_EXT_debug_utils", 9),
         ]));
-        assert_eq!(names(&out), [c"VK_KHR_a", c"VK_KHR_b", c"VK_KHR_c"]);
+        assert_eq!(
+            names(&out),
+            [
+                c"VK_KHR_a",
+                c"VK_KHR_surface",
+                c"VK_KHR_b",
+                c"VK_EXT_debug_utils",
+                c"VK_KHR_c"
+            ]
+        );
         let specs: Vec<u32> = out.iter().map(|e| e.spec_version).collect();
-        assert_eq!(specs, [1, 2, 4]);
+        assert_eq!(specs, [1, 2, 3, 5, 7]);
     }
 
     /// The device's exposable commands follow the extensions an enabled one depends on

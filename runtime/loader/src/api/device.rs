@@ -193,8 +193,17 @@ unsafe fn create_device(
     let api_version = extensions::major_minor(api.api_version).min(physical);
     let enabled_extensions = ExtensionSet::from_names(requested.iter().copied());
     let exposing = enabled_extensions.union_with_dependencies(&api.enabled_extensions);
-    // SAFETY: `device` is the live device the chain headed by `head_gdpa` just created.
-    let (table, answers) = unsafe { device_table::load(device, head_gdpa, api_version, &exposing) };
+    // No layers: the chain is the terminator over the driver, whose device this is.
+    let driver = (layers.is_empty()
+        && head_gdpa as *const () == terminator::get_device_proc_addr as *const ())
+        .then(|| device_table::Driver {
+            gdpa: data.term.gdpa,
+            forwarded: super::proc_addr::forwarded(),
+        });
+    // SAFETY: `device` is the live device the chain headed by `head_gdpa` just created, and with
+    // no layers the terminator's driver's.
+    let (table, answers) =
+        unsafe { device_table::load(device, head_gdpa, api_version, &exposing, driver) };
     log::debug!(
         "device {device:?}: {table:?} from {} names asked, {} layer(s)",
         answers.asked.len(),

@@ -191,6 +191,27 @@ fn hooked() -> &'static CommandSet {
     })
 }
 
+/// The device-level commands the terminator hands to the driver's `vkGetDeviceProcAddr` as
+/// they are ([`terminator::forwards_to_driver`]), as a set computed once: a device without layers
+/// asks the driver for these directly when its table is filled (`device_table::load`).
+pub(crate) fn forwarded() -> &'static CommandSet {
+    static FORWARDED: OnceLock<CommandSet> = OnceLock::new();
+    FORWARDED.get_or_init(|| {
+        let hooked = hooked();
+        let mut set = CommandSet::default();
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let Ok(i) = u16::try_from(i) else { break };
+            let id = CommandId(i);
+            if info.level == Level::Device
+                && terminator::forwards_to_driver(info.name(), hooked.contains(id))
+            {
+                set.insert(id);
+            }
+        }
+        set
+    })
+}
+
 /// Whether the loader hooks `name`: its own implementations (`commands::LOADER_INTERCEPTED`),
 /// its swapchain (`wsi::device_hook`) and the commands of the extensions it implements.
 pub(crate) fn loader_hooked(name: &CStr, info: &CommandInfo) -> bool {

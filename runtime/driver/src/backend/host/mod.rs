@@ -129,6 +129,18 @@ use crate::util::{extension_properties, find_in_chain, for_each_out, write_array
 // ---------------------------------------------------------------------------------------------
 // The driver
 
+/// [`INTERCEPTED`], one bit per command: `intercepts` runs for every name the adapter is asked.
+const INTERCEPTED_BITS: [u64; commands::COMMANDS.len().div_ceil(64)] = {
+    let mut bits = [0; commands::COMMANDS.len().div_ceil(64)];
+    let mut i = 0;
+    while i < INTERCEPTED.len() {
+        let c = INTERCEPTED[i].0 as usize;
+        bits[c / 64] |= 1 << (c % 64);
+        i += 1;
+    }
+    bits
+};
+
 /// The canonical commands the host driver handles itself (aliases follow their command).
 const INTERCEPTED: &[CommandId] = &[
     CommandId::CREATE_INSTANCE,
@@ -215,8 +227,10 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
     }
 
     fn intercepts(cmd: CommandId) -> bool {
-        let canonical = commands::info(cmd).alias_of.unwrap_or(cmd);
-        INTERCEPTED.contains(&canonical)
+        let canonical = usize::from(commands::info(cmd).alias_of.unwrap_or(cmd).0);
+        INTERCEPTED_BITS
+            .get(canonical / 64)
+            .is_some_and(|w| w & (1 << (canonical % 64)) != 0)
     }
 
     unsafe fn passthrough(
@@ -235,12 +249,13 @@ impl<const SLOT: usize> Driver for HostDriver<SLOT> {
                 let recorded = cmd.and_then(|id| dev.answers.get(id));
                 let gdpa = (dev.gdpa, dev.handle);
                 drop(reg);
-                match recorded {
+                // Device level: none of `queue_family::wrap`'s physical-device names.
+                return match recorded {
                     Some(f) => f,
                     // SAFETY: the host's vkGetDeviceProcAddr with its own live device and a C
                     // string.
                     None => unsafe { (gdpa.0)(gdpa.1, name.as_ptr()) },
-                }
+                };
             }
             _ => {
                 // Without a vk_icdGetPhysicalDeviceProcAddr, the physical-device lookup below
