@@ -9,7 +9,7 @@
 use core::ffi::CStr;
 use crate::{pfn, vk};
 use crate::commands::CommandId;
-use crate::dispatch_table::{disabled, fill, slot_commands, SlotTable};
+use crate::dispatch_table::{disabled, fill, fill_some, slot_commands, SlotTable};
 pub use crate::dispatch_table::DISABLED_REPORT;
 ///Every instance (`VkInstance`, `VkPhysicalDevice`) command of the selection, in registry order.
 #[repr(C)]
@@ -743,6 +743,27 @@ impl InstanceDispatchTable {
         // `INSTANCE_DISPATCH_TABLE_COMMANDS` for this table, and the caller vouches that `gpa`
         // answers each command with a function of its type: `fill`'s two conditions.
         unsafe { fill(&mut t, &INSTANCE_DISPATCH_TABLE_STARTS, &INSTANCE_DISPATCH_TABLE_COMMANDS, gpa) };
+        t
+    }
+    /// [`Self::load_with`] for a `gpa` that answers `None` for every command outside
+    /// `wanted` without asking anyone: the same table, visiting only the slots of
+    /// `wanted`'s commands (each once, all its commands in `load_with`'s order) instead
+    /// of every slot.
+    ///
+    /// # Safety
+    /// As [`Self::load_with`].
+    pub unsafe fn load_some<F>(
+        wanted: impl IntoIterator<Item = CommandId>,
+        gpa: &mut F,
+    ) -> Self
+    where
+        F: FnMut(CommandId) -> vk::PFN_vkVoidFunction + ?Sized,
+    {
+        let mut t = Self::empty();
+        // SAFETY: `Self::slot_commands` gives this table's generated lists, and the caller
+        // vouches that `gpa` answers each command with a function of its type:
+        // `fill_some`'s two conditions.
+        unsafe { fill_some(&mut t, Self::slot_commands, wanted, gpa) };
         t
     }
     /// The commands that fill `slot`, in the order [`Self::load_with`] asks for them:
@@ -7018,6 +7039,27 @@ impl DeviceDispatchTable {
         // `DEVICE_DISPATCH_TABLE_COMMANDS` for this table, and the caller vouches that `gpa`
         // answers each command with a function of its type: `fill`'s two conditions.
         unsafe { fill(&mut t, &DEVICE_DISPATCH_TABLE_STARTS, &DEVICE_DISPATCH_TABLE_COMMANDS, gpa) };
+        t
+    }
+    /// [`Self::load_with`] for a `gpa` that answers `None` for every command outside
+    /// `wanted` without asking anyone: the same table, visiting only the slots of
+    /// `wanted`'s commands (each once, all its commands in `load_with`'s order) instead
+    /// of every slot.
+    ///
+    /// # Safety
+    /// As [`Self::load_with`].
+    pub unsafe fn load_some<F>(
+        wanted: impl IntoIterator<Item = CommandId>,
+        gpa: &mut F,
+    ) -> Self
+    where
+        F: FnMut(CommandId) -> vk::PFN_vkVoidFunction + ?Sized,
+    {
+        let mut t = Self::empty();
+        // SAFETY: `Self::slot_commands` gives this table's generated lists, and the caller
+        // vouches that `gpa` answers each command with a function of its type:
+        // `fill_some`'s two conditions.
+        unsafe { fill_some(&mut t, Self::slot_commands, wanted, gpa) };
         t
     }
     /// The commands that fill `slot`, in the order [`Self::load_with`] asks for them:

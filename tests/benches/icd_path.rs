@@ -13,7 +13,12 @@
 //! 2. **the ICD's lookups** per cycle, in a second child per loader over the same fixture built
 //!    with `RECORD_GIPA` / `RECORD_GDPA` (which record every name asked, so are not timed): how
 //!    many names the loader (and for ours the adapter) asks the ICD's `vk_icdGetInstanceProcAddr`
-//!    and `vkGetDeviceProcAddr` for in one steady-state cycle, per phase.
+//!    and `vkGetDeviceProcAddr` for in one steady-state cycle, per phase;
+//! 3. **the ICD alone** (the `floor` child, timed in the same rounds): the fixture loaded without
+//!    any loader, its own instance and device created and destroyed, and asked for exactly the
+//!    names ours asked in step 2. Any loader that fills its tables when the objects are created
+//!    (AOSP's `InitDispatchTable`, Khronos' loader, ours) pays at least this for those names, so
+//!    `Khronos / floor` bounds the ratio any such loader can reach on that machine.
 //!
 //! Prerequisites: `cargo build --release -p vkgen-loader -p vkgen-driver-host`, Debian's
 //! `libvulkan1`, and `cc` with `libvulkan-dev` for the fixture (compiled once into the target).
@@ -41,6 +46,8 @@ use vkgen_tests::paths;
 const CHILD_VAR: &str = "VKGEN_ICD_BENCH_CHILD";
 const LIB_VAR: &str = "VKGEN_ICD_BENCH_LIB";
 const FIXTURE_VAR: &str = "VKGEN_ICD_BENCH_FIXTURE";
+/// The floor child's names (see [`floor_names`]).
+const FLOOR_NAMES_VAR: &str = "VKGEN_ICD_BENCH_FLOOR_NAMES";
 const RESULT_PREFIX: &str = "ICD_BENCH_RESULT ";
 const SAMPLES: usize = 15;
 const SAMPLE_TARGET: Duration = Duration::from_millis(40);
@@ -100,23 +107,34 @@ fn parent() {
     };
     let timed = fixture("icd_timed.so", TIMED);
     let counted = fixture("icd_counted.so", COUNTED);
+    let counts = [
+        run_child(&env_for("ours-count", &ours, &counted, "counted.json")),
+        run_child(&env_for(
+            "khronos-count",
+            &khronos,
+            &counted,
+            "counted.json",
+        )),
+    ];
+    let floor_env = env_for("floor", &timed, &timed, "timed.json")
+        .set(FLOOR_NAMES_VAR, floor_names(&counts[0]).to_string());
     eprintln!(
         "icd path bench: {rounds} rounds, ours = {}, Khronos = {}, ICD = {}",
         ours.display(),
         khronos.display(),
         timed.display()
     );
-    let pairs = [
+    let mut results = [
         (env_for("ours", &ours, &timed, "timed.json"), Vec::new()),
         (
             env_for("khronos", &khronos, &timed, "timed.json"),
             Vec::new(),
         ),
+        (floor_env, Vec::new()),
     ];
-    let mut results = pairs;
     for round in 0..rounds {
         // Alternate which loader goes first, so drifting machine load hits both alike.
-        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        let order = if round % 2 == 0 { [0, 1, 2] } else { [1, 0, 2] };
         for i in order {
             let r = run_child(&results[i].0);
             eprintln!(
@@ -128,16 +146,42 @@ fn parent() {
             results[i].1.push(r);
         }
     }
-    let counts = [
-        run_child(&env_for("ours-count", &ours, &counted, "counted.json")),
-        run_child(&env_for(
-            "khronos-count",
-            &khronos,
-            &counted,
-            "counted.json",
-        )),
-    ];
     print_table(&results[0].1, &results[1].1, &counts, rounds);
+    print_floor(&results[0].1, &results[1].1, &results[2].1);
+}
+
+/// Every name a counting child's loader asked the ICD for in its steady-state cycle, by lookup:
+/// `{"gipa": [...], "gdpa": [...]}`.
+fn floor_names(count: &Value) -> Value {
+    let mut out = json!({ "gipa": [], "gdpa": [] });
+    for phase in count["names"].as_array().into_iter().flatten() {
+        let lookup = phase["lookup"].as_str().unwrap_or_default();
+        if phase["phase"] == "before" {
+            continue;
+        }
+        if let (Some(list), Some(names)) = (
+            out.get_mut(lookup).and_then(Value::as_array_mut),
+            phase["names"].as_array(),
+        ) {
+            list.extend(names.iter().cloned());
+        }
+    }
+    out
+}
+
+/// The ICD alone beside both loaders: what the names ours asks cost the ICD itself.
+fn print_floor(ours: &[Value], khronos: &[Value], floor: &[Value]) {
+    let (o, ..) = over_rounds(ours, "cycle_us");
+    let (k, ..) = over_rounds(khronos, "cycle_us");
+    let (f, fmin, fmax) = over_rounds(floor, "cycle_us");
+    println!();
+    println!(
+        "| the ICD alone: its create + destroy and the {} + {} names ours asks, no loader, µs | {f:.2} [{fmin:.2}–{fmax:.2}] | Khronos / ICD alone 1/{:.1} | ours beyond it {:.2} µs |",
+        floor.first().map_or(0, |r| r["gipa_names"].as_u64().unwrap_or(0)),
+        floor.first().map_or(0, |r| r["gdpa_names"].as_u64().unwrap_or(0)),
+        k / f,
+        o - f,
+    );
 }
 
 fn run_child(env: &Env) -> Value {
@@ -305,6 +349,9 @@ impl Counter {
 }
 
 fn child(which: &str) {
+    if which == "floor" {
+        return floor_child();
+    }
     let lib_path = PathBuf::from(std::env::var_os(LIB_VAR).expect("loader path"));
     let c = CString::new(lib_path.as_os_str().as_encoded_bytes()).expect("path without NUL");
     // SAFETY: loading the loader under test runs its initialisers, which is the point.
@@ -462,5 +509,127 @@ fn child(which: &str) {
         result["instance_us"] = json!(instance_us);
         result["device_us"] = json!(cycle_us - instance_us);
     }
+    println!("{RESULT_PREFIX}{result}");
+}
+
+/// The `floor` child: the fixture ICD without a loader. Negotiates once, then each cycle creates
+/// its instance, asks `vk_icdGetInstanceProcAddr` for the instance names ours asked, enumerates,
+/// creates the device, asks its `vkGetDeviceProcAddr` for the device names ours asked, and
+/// destroys both.
+fn floor_child() {
+    let icd = PathBuf::from(std::env::var_os(FIXTURE_VAR).expect("fixture path"));
+    let names: Value =
+        serde_json::from_str(&std::env::var(FLOOR_NAMES_VAR).expect("the names ours asked"))
+            .expect("names JSON");
+    let list = |key: &str| -> Vec<CString> {
+        names[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|n| CString::new(n).expect("name without NUL"))
+            .collect()
+    };
+    let (gipa_names, gdpa_names) = (list("gipa"), list("gdpa"));
+    let c = CString::new(icd.as_os_str().as_encoded_bytes()).expect("path without NUL");
+    // SAFETY: loading the fixture ICD runs nothing but its (empty) initialisers.
+    let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    assert!(!handle.is_null(), "{} does not load", icd.display());
+    // SAFETY: the ICD interface's exported functions, with their types.
+    let (negotiate, gipa) = unsafe {
+        (
+            sym::<unsafe extern "system" fn(*mut u32) -> vk::Result>(
+                handle,
+                c"vk_icdNegotiateLoaderICDInterfaceVersion",
+            ),
+            sym::<vk::PFN_vkGetInstanceProcAddr>(handle, c"vk_icdGetInstanceProcAddr"),
+        )
+    };
+    let mut version = 5;
+    // SAFETY: a writable version.
+    assert_eq!(unsafe { negotiate(&mut version) }, vk::Result::SUCCESS);
+    /// The ICD's function `name` for `instance`, as `F`.
+    ///
+    /// # Safety
+    /// `F` is `name`'s type; `instance` null or the ICD's.
+    unsafe fn get<F: Copy>(gipa: vk::PFN_vkGetInstanceProcAddr, i: vk::Instance, name: &CStr) -> F {
+        // SAFETY: the caller's contract.
+        let f = unsafe { gipa(i, name.as_ptr()) }.unwrap_or_else(|| panic!("{name:?}"));
+        // SAFETY: `F` is `name`'s function-pointer type (the contract).
+        unsafe { std::mem::transmute_copy(&f) }
+    }
+    // SAFETY: global and instance commands by their names and types.
+    let create_instance: vk::PFN_vkCreateInstance =
+        unsafe { get(gipa, vk::Instance::null(), c"vkCreateInstance") };
+    let app_info = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
+    let instance_info = vk::InstanceCreateInfo::default().application_info(&app_info);
+    let priorities = [1.0f32];
+    let queue_info = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&priorities)];
+    let device_info = vk::DeviceCreateInfo::default().queue_create_infos(&queue_info);
+    // The commands the cycle calls, asked once (the fixture answers alike for every instance
+    // and device), so that the cycle asks nothing beyond the names ours asked.
+    // SAFETY: a valid create info, then the ICD's own commands by name and type on its own
+    // objects, destroyed once, the device first.
+    let (enumerate, create_device, gdpa, destroy_device, destroy_instance) = unsafe {
+        let mut inst = vk::Instance::null();
+        let r = create_instance(&instance_info, std::ptr::null(), &mut inst);
+        assert_eq!(r, vk::Result::SUCCESS);
+        let enumerate: vk::PFN_vkEnumeratePhysicalDevices =
+            get(gipa, inst, c"vkEnumeratePhysicalDevices");
+        let create_device: vk::PFN_vkCreateDevice = get(gipa, inst, c"vkCreateDevice");
+        let gdpa: vk::PFN_vkGetDeviceProcAddr = get(gipa, inst, c"vkGetDeviceProcAddr");
+        let destroy_instance: vk::PFN_vkDestroyInstance = get(gipa, inst, c"vkDestroyInstance");
+        let (mut count, mut phys) = (1u32, vk::PhysicalDevice::null());
+        assert_eq!(enumerate(inst, &mut count, &mut phys), vk::Result::SUCCESS);
+        let mut d = vk::Device::null();
+        let r = create_device(phys, &device_info, std::ptr::null(), &mut d);
+        assert_eq!(r, vk::Result::SUCCESS);
+        let destroy_device: vk::PFN_vkDestroyDevice = std::mem::transmute_copy(
+            &gdpa(d, c"vkDestroyDevice".as_ptr()).expect("vkDestroyDevice"),
+        );
+        destroy_device(d, std::ptr::null());
+        destroy_instance(inst, std::ptr::null());
+        (
+            enumerate,
+            create_device,
+            gdpa,
+            destroy_device,
+            destroy_instance,
+        )
+    };
+    let mut sink = 0usize;
+    let mut cycle = || {
+        let mut inst = vk::Instance::null();
+        // SAFETY: the ICD's own functions asked above, each with its type, on the instance and
+        // device this cycle creates (a valid create info, writable handles), destroyed once.
+        unsafe {
+            let r = create_instance(&instance_info, std::ptr::null(), &mut inst);
+            assert_eq!(r, vk::Result::SUCCESS);
+            for n in &gipa_names {
+                sink ^= gipa(inst, n.as_ptr()).map_or(0, |f| f as usize);
+            }
+            let (mut count, mut phys) = (1u32, vk::PhysicalDevice::null());
+            assert_eq!(enumerate(inst, &mut count, &mut phys), vk::Result::SUCCESS);
+            let mut d = vk::Device::null();
+            let r = create_device(phys, &device_info, std::ptr::null(), &mut d);
+            assert_eq!(r, vk::Result::SUCCESS);
+            for n in &gdpa_names {
+                sink ^= gdpa(d, n.as_ptr()).map_or(0, |f| f as usize);
+            }
+            destroy_device(d, std::ptr::null());
+            destroy_instance(inst, std::ptr::null());
+        }
+    };
+    let cycle_us = per_iteration(|n| (0..n).for_each(|_| cycle())) / 1000.0;
+    std::hint::black_box(sink);
+    let result = json!({
+        "loader": "floor",
+        "cycle_us": cycle_us,
+        "instance_us": 0.0,
+        "gipa_names": gipa_names.len(),
+        "gdpa_names": gdpa_names.len(),
+    });
     println!("{RESULT_PREFIX}{result}");
 }

@@ -36,7 +36,7 @@ pub fn emit(cx: &Ctx) -> Result<String> {
         use core::ffi::CStr;
         use crate::{pfn, vk};
         use crate::commands::CommandId;
-        use crate::dispatch_table::{disabled, fill, slot_commands, SlotTable};
+        use crate::dispatch_table::{disabled, fill, fill_some, slot_commands, SlotTable};
         pub use crate::dispatch_table::DISABLED_REPORT;
 
         #inst
@@ -145,43 +145,7 @@ fn table(
         (m.inits.clone(), inits),
         (m.lists.clone(), filler_lists(name, &starts, &fillers)),
     ];
-    let upper = crate::names::shouty(name);
-    fills.extend([
-        (
-            m.slot_table.clone(),
-            format!(
-                "// SAFETY: `{name}` is repr(C) and starts with its LEN function-pointer fields (the\n\
-                 // generator writes one per slot, `present` last).\n\
-                 unsafe impl SlotTable for {name} {{\n    \
-                 const LEN: usize = {n};\n    \
-                 fn present(&self) -> &[u64] {{\n        &self.present\n    }}\n    \
-                 fn present_mut(&mut self) -> &mut [u64] {{\n        &mut self.present\n    }}\n\
-                 }}\n",
-                n = cmds.len()
-            ),
-        ),
-        (
-            m.load.clone(),
-            "// SAFETY: the closure hands on `gpa`'s answer for the name of the very command it is\n\
-             // given, and this function's caller vouches that `gpa` answers each name with a\n\
-             // function of its type.\n\
-             unsafe { Self::load_with(&mut |id| gpa(crate::commands::info(id).name())) }\n"
-                .to_owned(),
-        ),
-        (
-            m.fill.clone(),
-            format!(
-                "// SAFETY: the generator wrote `{upper}_STARTS` and\n\
-                 // `{upper}_COMMANDS` for this table, and the caller vouches that `gpa`\n\
-                 // answers each command with a function of its type: `fill`'s two conditions.\n\
-                 unsafe {{ fill(&mut t, &{upper}_STARTS, &{upper}_COMMANDS, gpa) }};\n"
-            ),
-        ),
-        (
-            m.slot_commands.clone(),
-            format!("slot_commands(&{upper}_STARTS, &{upper}_COMMANDS, slot)\n"),
-        ),
-    ]);
+    fills.extend(method_bodies(name, cmds.len(), &m));
     let doc = format!("Every {what} command of the selection, in registry order.");
     // Tokens are not `Send`: the items are made by whoever formats them.
     let items = Items {
@@ -208,6 +172,56 @@ impl Items {
     }
 }
 
+/// The text of table `name`'s (of `n` slots) trait impl and method bodies, for `m`'s markers:
+/// each `unsafe` block with its `SAFETY` note, which tokens cannot carry.
+fn method_bodies(name: &str, n: usize, m: &Markers) -> [(String, String); 5] {
+    let upper = crate::names::shouty(name);
+    [
+    (
+        m.slot_table.clone(),
+        format!(
+            "// SAFETY: `{name}` is repr(C) and starts with its LEN function-pointer fields (the\n\
+             // generator writes one per slot, `present` last).\n\
+             unsafe impl SlotTable for {name} {{\n    \
+             const LEN: usize = {n};\n    \
+             fn present(&self) -> &[u64] {{\n        &self.present\n    }}\n    \
+             fn present_mut(&mut self) -> &mut [u64] {{\n        &mut self.present\n    }}\n\
+             }}\n"
+        ),
+    ),
+    (
+        m.load.clone(),
+        "// SAFETY: the closure hands on `gpa`'s answer for the name of the very command it is\n\
+         // given, and this function's caller vouches that `gpa` answers each name with a\n\
+         // function of its type.\n\
+         unsafe { Self::load_with(&mut |id| gpa(crate::commands::info(id).name())) }\n"
+            .to_owned(),
+    ),
+    (
+        m.fill.clone(),
+        format!(
+            "// SAFETY: the generator wrote `{upper}_STARTS` and\n\
+             // `{upper}_COMMANDS` for this table, and the caller vouches that `gpa`\n\
+             // answers each command with a function of its type: `fill`'s two conditions.\n\
+             unsafe {{ fill(&mut t, &{upper}_STARTS, &{upper}_COMMANDS, gpa) }};\n"
+        ),
+    ),
+    (
+        m.fill_some.clone(),
+        "// SAFETY: `Self::slot_commands` gives this table's generated lists, and the caller\n\
+         // vouches that `gpa` answers each command with a function of its type:\n\
+         // `fill_some`'s two conditions.\n\
+         unsafe { fill_some(&mut t, Self::slot_commands, wanted, gpa) };\n"
+            .to_owned(),
+    ),
+    (
+        m.slot_commands.clone(),
+        format!("slot_commands(&{upper}_STARTS, &{upper}_COMMANDS, slot)\n"),
+    ),
+
+    ]
+}
+
 /// The placeholder macros of one table, replaced by generated text after formatting (what
 /// `quote!` cannot carry: comments, and text built elsewhere).
 struct Markers {
@@ -218,6 +232,7 @@ struct Markers {
     slot_table: String,
     load: String,
     fill: String,
+    fill_some: String,
     slot_commands: String,
 }
 
@@ -232,6 +247,7 @@ impl Markers {
             slot_table: m("slot_table"),
             load: m("load"),
             fill: m("fill"),
+            fill_some: m("fill_some"),
             slot_commands: m("slot_commands"),
         }
     }
@@ -247,6 +263,7 @@ fn table_tokens(tname: &proc_macro2::Ident, doc: &str, len: usize, m: &Markers) 
         id(&m.fill),
         id(&m.slot_commands),
     );
+    let fill_some_id = id(&m.fill_some);
     let stub_mod = format_ident!("{}_stubs", crate::names::snake(tname.to_string().as_str()));
     let n = Literal::usize_unsuffixed(len);
     let words = Literal::usize_unsuffixed(len.div_ceil(64).max(1));
@@ -297,6 +314,25 @@ fn table_tokens(tname: &proc_macro2::Ident, doc: &str, len: usize, m: &Markers) 
             {
                 let mut t = Self::empty();
                 #fill_id!();
+                t
+            }
+
+            /// [`Self::load_with`] for a `gpa` that answers `None` for every command outside
+            /// `wanted` without asking anyone: the same table, visiting only the slots of
+            /// `wanted`'s commands (each once, all its commands in `load_with`'s order) instead
+            /// of every slot.
+            ///
+            /// # Safety
+            /// As [`Self::load_with`].
+            pub unsafe fn load_some<F>(
+                wanted: impl IntoIterator<Item = CommandId>,
+                gpa: &mut F,
+            ) -> Self
+            where
+                F: FnMut(CommandId) -> vk::PFN_vkVoidFunction + ?Sized,
+            {
+                let mut t = Self::empty();
+                #fill_some_id!();
                 t
             }
 

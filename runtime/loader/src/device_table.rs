@@ -344,7 +344,7 @@ pub unsafe fn load(
     };
     // SAFETY: `ask` returns what the chain's vkGetDeviceProcAddr answered for the very name it
     // was given (or nothing), and a chain answers a name with a function of that name's type.
-    let table = unsafe { DeviceDispatchTable::load_with(&mut ask) };
+    let table = unsafe { DeviceDispatchTable::load_some(exposable.iter(), &mut ask) };
     (table, answers)
 }
 
@@ -519,6 +519,51 @@ mod tests {
         assert!(table.is_present(slot), "filled from the extension's alias");
         let multi = commands::info(id(c"vkCmdDrawMultiEXT")).slot().unwrap();
         assert!(!table.is_present(multi), "never asked, so a stub");
+    }
+
+    /// `load_some` (the slots of the wanted commands only) fills the table `load_with` fills
+    /// when the provider refuses everything else, and asks the same names.
+    #[test]
+    fn filling_the_wanted_slots_only_is_filling_every_slot() {
+        unsafe extern "system" fn f() {}
+        let sets = [
+            exposable_set(vk::API_VERSION_1_0, &ExtensionSet::from_names([])),
+            exposable_set(
+                vk::API_VERSION_1_1,
+                &ExtensionSet::from_names([c"VK_KHR_swapchain", c"VK_KHR_dynamic_rendering"]),
+            ),
+            exposable_set(
+                vk::make_api_version(0, 1, 4, 0),
+                &ExtensionSet::from_names([c"VK_EXT_multi_draw", c"VK_KHR_maintenance5"]),
+            ),
+        ];
+        for wanted in sets {
+            let run = |some: bool| {
+                let mut asked = Vec::new();
+                // Refuses one name in three, so that aliases get asked too.
+                let mut gpa = |id: CommandId| {
+                    if !wanted.contains(id) {
+                        return None;
+                    }
+                    asked.push(id);
+                    (!id.0.is_multiple_of(3)).then_some(f as unsafe extern "system" fn())
+                };
+                // SAFETY: the one function answered is never called.
+                let table = unsafe {
+                    if some {
+                        DeviceDispatchTable::load_some(wanted.iter(), &mut gpa)
+                    } else {
+                        DeviceDispatchTable::load_with(&mut gpa)
+                    }
+                };
+                let present: Vec<bool> = (0..DeviceDispatchTable::LEN)
+                    .map(|s| table.is_present(s))
+                    .collect();
+                asked.sort();
+                (present, asked)
+            };
+            assert_eq!(run(true), run(false));
+        }
     }
 
     /// The answer of the fake chain and driver below for `name`: a function except for the core
