@@ -622,7 +622,17 @@ fn floor_child() {
             destroy_instance(inst, std::ptr::null());
         }
     };
-    let cycle_us = per_iteration(|n| (0..n).for_each(|_| cycle())) / 1000.0;
+    let cycles = std::env::var("VKGEN_ICD_BENCH_CYCLES")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok());
+    let cycle_us = match cycles {
+        // A fixed number of cycles, for a profiler's instruction counts.
+        Some(n) => {
+            (0..n).for_each(|_| cycle());
+            0.0
+        }
+        None => per_iteration(|n| (0..n).for_each(|_| cycle())) / 1000.0,
+    };
     std::hint::black_box(sink);
     let result = json!({
         "loader": "floor",

@@ -264,6 +264,46 @@ mod tests {
         assert!(!hooked(c"vkCmdDrawMultiEXT"));
     }
 
+    /// What a device without layers asks its driver for directly is only what the terminator
+    /// would pass on unchanged: never its own hooks (the queue and command-buffer commands
+    /// stamp their new objects' loader word), the WSI's, or the names it answers itself.
+    #[test]
+    fn the_forwarded_set_leaves_the_terminators_own_answers_to_it() {
+        for name in [
+            c"vkGetDeviceQueue",
+            c"vkGetDeviceQueue2",
+            c"vkAllocateCommandBuffers",
+            c"vkFreeCommandBuffers",
+            c"vkDestroyDevice",
+            c"vkGetDeviceProcAddr",
+            c"vkCreateSwapchainKHR",
+            c"vkQueuePresentKHR",
+            c"vkBindImageMemory2",
+            c"vkAcquireImageANDROID",
+        ] {
+            let id = commands::lookup(name).unwrap();
+            assert!(!forwarded().contains(id), "{name:?}");
+        }
+        for name in [
+            c"vkCreateFence",
+            c"vkCmdDraw",
+            c"vkQueueSubmit",
+            c"vkCmdBeginRendering",
+        ] {
+            assert!(
+                forwarded().contains(commands::lookup(name).unwrap()),
+                "{name:?}"
+            );
+        }
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let id = CommandId(u16::try_from(i).unwrap());
+            if forwarded().contains(id) {
+                assert_eq!(info.level, Level::Device, "{:?}", info.name());
+                assert!(!hooked().contains(id), "{:?}", info.name());
+            }
+        }
+    }
+
     #[test]
     fn the_hooked_set_is_loader_hooked() {
         for (i, info) in commands::COMMANDS.iter().enumerate() {

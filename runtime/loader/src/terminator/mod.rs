@@ -190,11 +190,13 @@ const DEVICE_PROC_SPECIALS: [&CStr; 4] = [
 ];
 
 /// Whether [`get_device_proc_addr`] hands `name` to the driver's `vkGetDeviceProcAddr`
-/// unchanged: every name but [`DEVICE_PROC_SPECIALS`] and the loader's hooks (`hooked`: a
-/// superset of `wsi::device_hook`). On a device without layers `vkGetDeviceProcAddr` asks the
-/// driver for such a name itself, skipping this function's second look at the name.
+/// unchanged: every name but [`DEVICE_PROC_SPECIALS`], the terminator's own device hooks
+/// (`vkGetDeviceQueue`, `vkAllocateCommandBuffers`, the WSI's, …) and whatever else the caller
+/// knows the loader hooks (`hooked`). On a device without layers the loader asks the driver for
+/// such a name itself (`vkGetDeviceProcAddr`, the device's table), skipping this function's
+/// second look at the name.
 pub(crate) fn forwards_to_driver(name: &CStr, hooked: bool) -> bool {
-    !hooked && !DEVICE_PROC_SPECIALS.contains(&name)
+    !hooked && !DEVICE_PROC_SPECIALS.contains(&name) && device_hook(name).is_none()
 }
 
 /// The terminator's `vkGetDeviceProcAddr`: the `pfnNextGetDeviceProcAddr` of the last layer.
