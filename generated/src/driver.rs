@@ -18,8 +18,9 @@ mod resolve;
 pub(crate) use resolve::guard;
 pub use resolve::{
     canonical, exposes, get_device_proc_addr, get_device_proc_addrs,
-    get_instance_proc_addr, get_physical_device_proc_addr, provider,
-    PfnGetDeviceProcAddrs, Provider, GET_DEVICE_PROC_ADDRS_NAME, PANIC_REPORT,
+    get_instance_proc_addr, get_instance_proc_addrs, get_physical_device_proc_addr,
+    provider, PfnGetDeviceProcAddrs, PfnGetInstanceProcAddrs, Provider,
+    GET_DEVICE_PROC_ADDRS_NAME, GET_INSTANCE_PROC_ADDRS_NAME, PANIC_REPORT,
 };
 /// A Vulkan driver: one hook per command. Only the hooks a driver implements get proc
 /// addresses; the rest are absent (NULL from every get-proc-addr path), unless

@@ -144,8 +144,16 @@ const AOSP_LOADER_INSTANCE_EXTENSIONS: &[ExtensionId] = &[
 
 /// The instance extensions the loader itself implements and advertises: none until the WSI
 /// exists ([`loader_wsi_enabled`]), then AOSP's seven in AOSP's order (any other
-/// loader-implemented instance extension of the registry after them).
-pub fn loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
+/// loader-implemented instance extension of the registry after them). Made once per process
+/// (every `vkCreateInstance` and enumeration reads it; making it walks the registry's 400-odd
+/// extensions).
+pub fn loader_instance_extensions() -> &'static [vk::ExtensionProperties] {
+    static LIST: std::sync::OnceLock<Vec<vk::ExtensionProperties>> = std::sync::OnceLock::new();
+    LIST.get_or_init(make_loader_instance_extensions)
+}
+
+/// [`loader_instance_extensions`], made.
+fn make_loader_instance_extensions() -> Vec<vk::ExtensionProperties> {
     if !loader_wsi_enabled() {
         return Vec::new();
     }
@@ -744,7 +752,7 @@ mod tests {
         // The loader's instance extensions, in AOSP's order.
         let instance = loader_instance_extensions();
         assert_eq!(
-            names(&instance)[..7],
+            names(instance)[..7],
             [
                 c"VK_KHR_surface",
                 c"VK_KHR_surface_protected_capabilities",
@@ -761,7 +769,7 @@ mod tests {
     /// its flag reaches only a driver that is given the extension.
     #[test]
     fn portability_enumeration_is_offered_and_its_flag_reaches_only_drivers_with_it() {
-        let offered = names(&loader_instance_extensions()).contains(&PORTABILITY_ENUMERATION);
+        let offered = names(loader_instance_extensions()).contains(&PORTABILITY_ENUMERATION);
         assert_eq!(offered, cfg!(not(target_os = "android")));
         let flag = vk::InstanceCreateFlags::ENUMERATE_PORTABILITY_KHR;
         assert_eq!(

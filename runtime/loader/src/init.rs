@@ -36,6 +36,8 @@ pub struct Loader {
     pub layers: LayerRegistry,
     /// Where GraphicsEnv's statistics go ([`crate::gpu_stats`]).
     pub stats: Arc<dyn crate::gpu_stats::GpuStats>,
+    /// [`Loader::instance_extensions_made_by`]'s list.
+    instance_extensions: std::sync::OnceLock<Vec<vk::ExtensionProperties>>,
 }
 
 /// Why instance creation must fail for every instance of this process.
@@ -196,6 +198,7 @@ impl Loader {
             config,
             drivers,
             layers,
+            instance_extensions: std::sync::OnceLock::new(),
         }
     }
 
@@ -240,6 +243,19 @@ impl Loader {
     /// The HAL's failed extension enumeration, if any (see [`DriverEntry::extensions_failure`]).
     pub fn extensions_failure(&self) -> Option<vk::Result> {
         self.driver_list().iter().find_map(|d| d.extensions_failure)
+    }
+
+    /// What `make` gives for [`Loader::driver_list`], made at the first call and kept: the
+    /// loader's and the drivers' visible instance extensions
+    /// (`terminator::instance::available_driver_instance_extensions`, the one caller), which
+    /// every `vkCreateInstance` reads and which cannot change for this state's life (the
+    /// drivers and the lists they reported when they were opened are fixed).
+    pub fn instance_extensions_made_by(
+        &self,
+        make: impl FnOnce(&[DriverEntry]) -> Vec<vk::ExtensionProperties>,
+    ) -> &[vk::ExtensionProperties] {
+        self.instance_extensions
+            .get_or_init(|| make(self.driver_list()))
     }
 
     /// The drivers, or an empty list when they failed (callers that must report the failure

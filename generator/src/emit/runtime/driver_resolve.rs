@@ -130,6 +130,14 @@ unsafe fn resolve<D: Lookup>(
                 core::mem::transmute::<PfnGetDeviceProcAddrs, unsafe extern "system" fn()>(f)
             });
         }
+        if level == Level::Instance && handle != 0 && name == GET_INSTANCE_PROC_ADDRS_NAME {
+            let f: PfnGetInstanceProcAddrs = get_instance_proc_addrs::<D>;
+            // SAFETY: every function pointer has the same representation; the caller casts it
+            // back to `PfnGetInstanceProcAddrs`, the type this name stands for.
+            return Some(unsafe {
+                core::mem::transmute::<PfnGetInstanceProcAddrs, unsafe extern "system" fn()>(f)
+            });
+        }
         // SAFETY: `level` and `handle` are the caller's, which `passthrough` takes as they are.
         return unsafe { D::passthrough(level, handle, name, None) };
     };
@@ -262,6 +270,10 @@ pub unsafe extern "system" fn get_device_proc_addr<D: Lookup>(
 /// a registry name (those start `vk` and a capital), so no command can ever take it.
 pub const GET_DEVICE_PROC_ADDRS_NAME: &CStr = c"vkgenGetDeviceProcAddrs";
 
+/// The name a vkgen driver's `vkGetInstanceProcAddr` answers, for an instance, with
+/// [`get_instance_proc_addrs`].
+pub const GET_INSTANCE_PROC_ADDRS_NAME: &CStr = c"vkgenGetInstanceProcAddrs";
+
 /// `vkgenGetDeviceProcAddrs(device, fingerprint, count, pIds, pFunctions)`: see
 /// [`get_device_proc_addrs`].
 pub type PfnGetDeviceProcAddrs = unsafe extern "system" fn(
@@ -271,6 +283,51 @@ pub type PfnGetDeviceProcAddrs = unsafe extern "system" fn(
     ids: *const u16,
     functions: *mut vk::PFN_vkVoidFunction,
 ) -> vk::Result;
+
+/// `vkgenGetInstanceProcAddrs(instance, fingerprint, count, pIds, pFunctions)`: see
+/// [`get_instance_proc_addrs`].
+pub type PfnGetInstanceProcAddrs = unsafe extern "system" fn(
+    instance: vk::Instance,
+    fingerprint: u64,
+    count: u32,
+    ids: *const u16,
+    functions: *mut vk::PFN_vkVoidFunction,
+) -> vk::Result;
+
+/// The answer, through `answer`, of each of `count` ids into `functions`, after the checks both
+/// batch lookups make (see [`get_device_proc_addrs`]); `command` names the batch for the guard.
+///
+/// # Safety
+/// `ids` holds `count` ids and `functions` room for `count` answers, or they are null.
+unsafe fn answer_ids(
+    command: &'static str,
+    (fingerprint, handle): (u64, u64),
+    (count, ids, functions): (u32, *const u16, *mut vk::PFN_vkVoidFunction),
+    mut answer: impl FnMut(CommandId, &'static CStr) -> vk::PFN_vkVoidFunction,
+) -> vk::Result {
+    if fingerprint != commands::FINGERPRINT {
+        return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+    }
+    if handle == 0 || ids.is_null() || functions.is_null() {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    let count = count as usize;
+    // SAFETY: `ids` is non-null (checked above) and holds `count` ids (the caller's contract).
+    let ids = unsafe { core::slice::from_raw_parts(ids, count) };
+    if ids.iter().any(|&i| usize::from(i) >= commands::COMMANDS.len()) {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    // SAFETY: `functions` is non-null (checked above) and has room for `count` answers (the
+    // caller's contract); nothing else refers to it during this call.
+    let functions = unsafe { core::slice::from_raw_parts_mut(functions, count) };
+    guard(command, vk::Result::ERROR_UNKNOWN, || {
+        for (&id, out) in ids.iter().zip(functions.iter_mut()) {
+            let id = CommandId(id);
+            *out = answer(id, commands::info(id).name());
+        }
+        vk::Result::SUCCESS
+    })
+}
 
 /// `vkgenGetDeviceProcAddrs`: the driver's `vkGetDeviceProcAddr` of `count` commands at once,
 /// by [`CommandId`] — how the loader fills a device's dispatch table (issue 35: one call
@@ -293,43 +350,70 @@ pub unsafe extern "system" fn get_device_proc_addrs<D: Lookup>(
     ids: *const u16,
     functions: *mut vk::PFN_vkVoidFunction,
 ) -> vk::Result {
-    if fingerprint != commands::FINGERPRINT {
-        return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
-    }
     let handle = vk::Handle::as_raw(device);
-    if handle == 0 || ids.is_null() || functions.is_null() {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    }
-    let count = count as usize;
-    // SAFETY: `ids` is non-null (checked above) and holds `count` ids (the caller's contract).
-    let ids = unsafe { core::slice::from_raw_parts(ids, count) };
-    if ids.iter().any(|&i| usize::from(i) >= commands::COMMANDS.len()) {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    }
-    // SAFETY: `functions` is non-null (checked above) and has room for `count` answers (the
-    // caller's contract); nothing else refers to it during this call.
-    let functions = unsafe { core::slice::from_raw_parts_mut(functions, count) };
     // A driver that wrote its own `get_device_proc_addr` answers through it, name by name.
     let own_hook: Option<vk::PFN_vkGetDeviceProcAddr> = D::implements(CommandId::GET_DEVICE_PROC_ADDR)
         .then(|| D::entry_point(CommandId::GET_DEVICE_PROC_ADDR))
         .flatten()
         // SAFETY: the entry point of vkGetDeviceProcAddr has its type.
         .map(|f| unsafe { core::mem::transmute::<unsafe extern "system" fn(), vk::PFN_vkGetDeviceProcAddr>(f) });
-    guard("vkgenGetDeviceProcAddrs", vk::Result::ERROR_UNKNOWN, || {
-        for (&id, out) in ids.iter().zip(functions.iter_mut()) {
-            let id = CommandId(id);
-            let name = commands::info(id).name();
-            *out = match own_hook {
-                // SAFETY: the driver's own vkGetDeviceProcAddr, with its device and a name from
-                // the generated table.
-                Some(gdpa) => unsafe { gdpa(device, name.as_ptr()) },
-                // SAFETY: `resolve`'s contract for a device-level lookup of this driver's device,
-                // with `id` the command `name` names.
-                None => unsafe { resolve_known::<D>(Level::Device, handle, name, id, &[Level::Device]) },
-            };
-        }
-        vk::Result::SUCCESS
-    })
+    let answer = |id: CommandId, name: &'static CStr| match own_hook {
+        // SAFETY: the driver's own vkGetDeviceProcAddr, with its device (checked non-null by
+        // `answer_ids` before any answer) and a name from the generated table.
+        Some(gdpa) => unsafe { gdpa(device, name.as_ptr()) },
+        // SAFETY: `resolve`'s contract for a device-level lookup of this driver's device, with
+        // `id` the command `name` names.
+        None => unsafe { resolve_known::<D>(Level::Device, handle, name, id, &[Level::Device]) },
+    };
+    // SAFETY: the caller's contract on `ids` and `functions`.
+    unsafe {
+        answer_ids(
+            "vkgenGetDeviceProcAddrs",
+            (fingerprint, handle),
+            (count, ids, functions),
+            answer,
+        )
+    }
+}
+
+/// `vkgenGetInstanceProcAddrs`: [`get_device_proc_addrs`] for the driver's
+/// `vkGetInstanceProcAddr` on `instance` (how the loader fills its table of the driver's
+/// instance): `functions[i]` gets what [`get_instance_proc_addr`] answers for the name of
+/// `ids[i]` on that instance, with the same refusals (a null instance among them: global
+/// commands are asked by name).
+///
+/// # Safety
+/// `instance` is null or an instance of this driver; `ids` holds `count` ids and `functions`
+/// room for `count` answers (or they are null).
+pub unsafe extern "system" fn get_instance_proc_addrs<D: Lookup>(
+    instance: vk::Instance,
+    fingerprint: u64,
+    count: u32,
+    ids: *const u16,
+    functions: *mut vk::PFN_vkVoidFunction,
+) -> vk::Result {
+    let handle = vk::Handle::as_raw(instance);
+    let all = [
+        Level::Global,
+        Level::Instance,
+        Level::PhysicalDevice,
+        Level::Device,
+    ];
+    let answer = |id: CommandId, name: &'static CStr| {
+        // SAFETY: `resolve`'s contract for an instance-level lookup of this driver's instance
+        // (checked non-null by `answer_ids` before any answer), with `id` the command `name`
+        // names.
+        unsafe { resolve_known::<D>(Level::Instance, handle, name, id, &all) }
+    };
+    // SAFETY: the caller's contract on `ids` and `functions`.
+    unsafe {
+        answer_ids(
+            "vkgenGetInstanceProcAddrs",
+            (fingerprint, handle),
+            (count, ids, functions),
+            answer,
+        )
+    }
 }
 
 /// `vk_icdGetPhysicalDeviceProcAddr`: physical-device-level commands only.

@@ -27,7 +27,6 @@ use crate::init::{self, Loader};
 use crate::layers::manifest::PreInstanceFunctions;
 use crate::layers::pre_instance::{self, ExtensionsChain, LayersChain, Link, VersionChain};
 use crate::layers::{Layer, LayerEnv};
-use crate::terminator::instance::driver_instance_extensions;
 use vkgen_generated::vk;
 
 /// Calls the pre-instance chain ([`pre_instance`]) of the active implicit manifest layers whose
@@ -273,9 +272,15 @@ pub(crate) fn available_instance_extensions(
     loader: &Loader,
     layer_extensions: Vec<vk::ExtensionProperties>,
 ) -> Vec<vk::ExtensionProperties> {
-    let mut list = layer_extensions;
-    if loader.extensions_failure().is_none() {
-        list.extend(driver_instance_extensions(loader.driver_list()));
+    if loader.extensions_failure().is_some() {
+        return extensions::dedup(layer_extensions);
     }
+    let drivers = crate::terminator::instance::available_driver_instance_extensions(loader);
+    if layer_extensions.is_empty() {
+        // Deduplicated when it was made.
+        return drivers.to_vec();
+    }
+    let mut list = layer_extensions;
+    list.extend_from_slice(drivers);
     extensions::dedup(list)
 }

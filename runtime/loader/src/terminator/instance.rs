@@ -373,8 +373,14 @@ unsafe fn driver_procs(
 ) -> Result<(DriverTable, vk::PFN_vkGetDeviceProcAddr), vk::Result> {
     let name = driver.driver.name();
     let gipa = driver.gipa();
-    // SAFETY: the driver's live instance and C strings.
-    let lookup = |n: &CStr| unsafe { gipa(handle, n.as_ptr()) };
+    // SAFETY: `handle` is the driver's live instance (the contract).
+    let at_once = unsafe { driver_instance_answers(gipa, handle) };
+    let lookup = |n: &CStr| match &at_once {
+        Some(by_id) => vkgen_generated::commands::lookup(n)
+            .and_then(|id| by_id.get(usize::from(id.0)).copied().flatten()),
+        // SAFETY: the driver's live instance and C strings.
+        None => unsafe { gipa(handle, n.as_ptr()) },
+    };
     let missing: Vec<&CStr> = REQUIRED_INSTANCE_PROCS
         .iter()
         .copied()
@@ -399,8 +405,16 @@ unsafe fn driver_procs(
     };
     let table = match (missing.is_empty(), gdpa) {
         (true, Some(gdpa)) => {
-            // SAFETY: the driver returns functions of the types their names say.
-            let table = unsafe { InstanceDispatchTable::load(&mut |n| lookup(n)) };
+            // SAFETY: the driver returns functions of the types their names say (by id: the
+            // same answers, `vkgenGetInstanceProcAddrs`).
+            let table = unsafe {
+                match &at_once {
+                    Some(by_id) => InstanceDispatchTable::load_with(&mut |id| {
+                        by_id.get(usize::from(id.0)).copied().flatten()
+                    }),
+                    None => InstanceDispatchTable::load(&mut |n| lookup(n)),
+                }
+            };
             try_box(table, data_alloc, COMMAND, "a driver's dispatch table").map(|t| (t, gdpa))
         }
         _ => Err(incompatible()),
@@ -411,6 +425,68 @@ unsafe fn driver_procs(
         Some(destroy) => unsafe { destroy(handle, allocator) },
         None => log::error!("driver {name}: cannot destroy its instance; it leaks"),
     })
+}
+
+/// What a vkgen driver's `vk_icdGetInstanceProcAddr` answers on `handle` for every command
+/// [`driver_procs`] asks (the instance table's, the required procs, `vkGetDeviceProcAddr`), in
+/// one `vkgenGetInstanceProcAddrs` call, by id; `None` where the driver has no such function
+/// or refuses the ids (another registry's): the names are then asked one by one (issue 35: ~75
+/// name lookups in each library per instance).
+///
+/// # Safety
+/// `handle` is the live instance of the driver whose lookup `gipa` is.
+unsafe fn driver_instance_answers(
+    gipa: vk::PFN_vkGetInstanceProcAddr,
+    handle: vk::Instance,
+) -> Option<Vec<vk::PFN_vkVoidFunction>> {
+    use vkgen_generated::commands::{self, COMMANDS};
+    use vkgen_generated::driver::{PfnGetInstanceProcAddrs, GET_INSTANCE_PROC_ADDRS_NAME};
+    // SAFETY: the driver's lookup with its live instance (the contract) and a C string; a
+    // driver that does not know the name answers NULL.
+    let f = unsafe { gipa(handle, GET_INSTANCE_PROC_ADDRS_NAME.as_ptr()) }?;
+    // SAFETY: a vkgen driver answers this name with a function of this type; the name is not a
+    // registry name, so no other driver answers it.
+    let at_once: PfnGetInstanceProcAddrs = unsafe { std::mem::transmute(f) };
+    static IDS: OnceLock<Vec<u16>> = OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let mut set = crate::device_table::CommandSet::default();
+        for slot in 0..InstanceDispatchTable::LEN {
+            for &id in InstanceDispatchTable::slot_commands(slot) {
+                set.insert(id);
+            }
+        }
+        for name in REQUIRED_INSTANCE_PROCS
+            .iter()
+            .chain([&c"vkGetDeviceProcAddr"])
+        {
+            if let Some(id) = commands::lookup(name) {
+                set.insert(id);
+            }
+        }
+        set.iter().map(|id| id.0).collect()
+    });
+    let mut answers: Vec<vk::PFN_vkVoidFunction> = vec![None; ids.len()];
+    // SAFETY: `ids` holds `ids.len()` ids of this registry and `answers` room for as many.
+    let result = unsafe {
+        at_once(
+            handle,
+            commands::FINGERPRINT,
+            u32::try_from(ids.len()).ok()?,
+            ids.as_ptr(),
+            answers.as_mut_ptr(),
+        )
+    };
+    if result != vk::Result::SUCCESS {
+        log::debug!("vkgenGetInstanceProcAddrs: {result:?}; asking name by name");
+        return None;
+    }
+    let mut by_id = vec![None; COMMANDS.len()];
+    for (&id, f) in ids.iter().zip(answers) {
+        if let Some(slot) = by_id.get_mut(usize::from(id)) {
+            *slot = f;
+        }
+    }
+    Some(by_id)
 }
 
 /// Destroys every driver instance of `term`.
@@ -757,18 +833,25 @@ pub unsafe extern "system" fn enumerate_instance_extension_properties(
                     "vkEnumerateInstanceExtensionProperties: no layer of that name below the chain"
                 );
             }
-            let list = driver_instance_extensions(init::loader().driver_list());
+            let list = available_driver_instance_extensions(init::loader());
             // SAFETY: `count` and `out` are the application's count (null is refused by
             // `fill_array`) and array (null, or holding `*count` elements), valid for this call per
             // the command's VUIDs.
-            unsafe { fill_array(&list, count, out) }
+            unsafe { fill_array(list, count, out) }
         },
     )
 }
 
+/// [`driver_instance_extensions`] of `loader`'s drivers, made once per loader state.
+pub(crate) fn available_driver_instance_extensions(
+    loader: &init::Loader,
+) -> &[vk::ExtensionProperties] {
+    loader.instance_extensions_made_by(driver_instance_extensions)
+}
+
 /// The loader's and all drivers' visible instance extensions, deduplicated.
 pub(crate) fn driver_instance_extensions(drivers: &[DriverEntry]) -> Vec<vk::ExtensionProperties> {
-    let mut list = extensions::loader_instance_extensions();
+    let mut list = extensions::loader_instance_extensions().to_vec();
     let debug_report =
         extensions::debug_report_extension(drivers.iter().map(|d| d.extensions.as_slice()));
     let debug_report_name = extensions::name_of(&debug_report);
@@ -838,4 +921,107 @@ pub unsafe extern "system" fn enumerate_instance_version(version: *mut u32) -> v
             vk::Result::SUCCESS
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use vkgen_generated::commands::{self, CommandId};
+    use vkgen_generated::driver::{PfnGetInstanceProcAddrs, GET_INSTANCE_PROC_ADDRS_NAME};
+
+    unsafe extern "system" fn any_fn() {}
+    static ANY: unsafe extern "system" fn() = any_fn;
+
+    /// The fake driver's answer: a function for every command whose id is even.
+    fn answer(id: CommandId) -> vk::PFN_vkVoidFunction {
+        id.0.is_multiple_of(2).then_some(ANY)
+    }
+
+    /// How many ids the fake batch was given last.
+    static ASKED: AtomicU32 = AtomicU32::new(0);
+
+    unsafe extern "system" fn at_once(
+        _: vk::Instance,
+        fingerprint: u64,
+        count: u32,
+        ids: *const u16,
+        out: *mut vk::PFN_vkVoidFunction,
+    ) -> vk::Result {
+        if fingerprint != commands::FINGERPRINT {
+            return vk::Result::ERROR_INCOMPATIBLE_DRIVER;
+        }
+        ASKED.store(count, Ordering::Relaxed);
+        for i in 0..count as usize {
+            // SAFETY: the loader passes `count` ids and room for `count` answers.
+            unsafe { *out.add(i) = answer(CommandId(*ids.add(i))) };
+        }
+        vk::Result::SUCCESS
+    }
+
+    unsafe extern "system" fn refusing(
+        _: vk::Instance,
+        _: u64,
+        _: u32,
+        _: *const u16,
+        _: *mut vk::PFN_vkVoidFunction,
+    ) -> vk::Result {
+        vk::Result::ERROR_INCOMPATIBLE_DRIVER
+    }
+
+    /// A driver's lookup; `BATCH` 0: no `vkgenGetInstanceProcAddrs`, 1: one that answers, 2: one
+    /// that refuses (a driver of another registry).
+    unsafe extern "system" fn gipa<const BATCH: u8>(
+        _: vk::Instance,
+        name: *const c_char,
+    ) -> vk::PFN_vkVoidFunction {
+        // SAFETY: the loader passes NUL-terminated names.
+        let name = unsafe { CStr::from_ptr(name) };
+        if name != GET_INSTANCE_PROC_ADDRS_NAME {
+            return commands::lookup(name).and_then(answer);
+        }
+        let f: PfnGetInstanceProcAddrs = match BATCH {
+            1 => at_once,
+            2 => refusing,
+            _ => return None,
+        };
+        // SAFETY: function pointers share one representation.
+        Some(unsafe {
+            std::mem::transmute::<PfnGetInstanceProcAddrs, unsafe extern "system" fn()>(f)
+        })
+    }
+
+    /// The answers in one call are the driver's for every name `driver_procs` asks (the
+    /// instance table's, the required procs, `vkGetDeviceProcAddr`); without the batch, or with
+    /// one that refuses, there are none and the names are asked one by one.
+    #[test]
+    fn the_instance_answers_in_one_call_are_the_drivers() {
+        let handle: vk::Instance = vk::Handle::from_raw(0x10);
+        // SAFETY: the fake lookups ignore the instance.
+        let by_id = unsafe { driver_instance_answers(gipa::<1>, handle) }.expect("answered");
+        let mut asked = 0;
+        for slot in 0..InstanceDispatchTable::LEN {
+            for &id in InstanceDispatchTable::slot_commands(slot) {
+                let got = by_id[usize::from(id.0)].map(|f| f as usize);
+                assert_eq!(got, answer(id).map(|f| f as usize), "{id:?}");
+                asked += 1;
+            }
+        }
+        for name in REQUIRED_INSTANCE_PROCS
+            .iter()
+            .chain([&c"vkGetDeviceProcAddr"])
+        {
+            let id = commands::lookup(name).unwrap();
+            assert_eq!(
+                by_id[usize::from(id.0)].map(|f| f as usize),
+                answer(id).map(|f| f as usize)
+            );
+        }
+        // Each command once, the required ones that are not in the table included.
+        assert!(ASKED.load(Ordering::Relaxed) as usize >= asked);
+        // SAFETY: the fake lookup without the batch ignores the instance.
+        assert!(unsafe { driver_instance_answers(gipa::<0>, handle) }.is_none());
+        // SAFETY: the fake lookup with a refusing batch ignores the instance.
+        assert!(unsafe { driver_instance_answers(gipa::<2>, handle) }.is_none());
+    }
 }

@@ -44,6 +44,7 @@ use vkgen_generated::commands::{self, Level};
 pub use device::TermDevice;
 pub use instance::{DriverInstance, TermInstance};
 
+use crate::device_table::CommandSet;
 use crate::dispatch_data::{device_data, instance_data, DeviceData};
 use crate::ffi::{cstr, guard, to_void};
 use vkgen_generated::vk;
@@ -89,11 +90,14 @@ pub(crate) unsafe fn instance_table_answer(
     if !term.passthrough {
         return None;
     }
-    let info = commands::info(id);
-    let name = info.name();
-    if hook(name).is_some() || debug_report::hook(term, name).is_some() {
+    let names = instance_names();
+    let debug_report = term
+        .enabled_extensions
+        .contains(vkgen_generated::extensions::ExtensionId::EXT_DEBUG_REPORT);
+    if names.hooked.contains(id) || (debug_report && names.debug_report.contains(id)) {
         return None;
     }
+    let info = commands::info(id);
     let slot = info.slot()?;
     let table = &term.drivers.first()?.table;
     let f = if table.is_present(slot) {
@@ -101,7 +105,49 @@ pub(crate) unsafe fn instance_table_answer(
     } else {
         None
     };
-    Some(queue_family::wrap(name, f))
+    Some(if names.queue_family.contains(id) {
+        queue_family::wrap(info.name(), f)
+    } else {
+        f
+    })
+}
+
+/// What [`instance_proc`] does with each registry name, by id, made once per process: the
+/// api level fills every instance's table through [`instance_table_answer`], which tests these
+/// bits instead of matching each name against the hooks' (issue 35).
+struct InstanceNames {
+    /// [`hook`] answers it.
+    hooked: CommandSet,
+    /// `debug_report::provided` answers it (the loader's, when the instance enabled the
+    /// extension).
+    debug_report: CommandSet,
+    /// `queue_family::wrap` may wrap the driver's answer.
+    queue_family: CommandSet,
+}
+
+fn instance_names() -> &'static InstanceNames {
+    static NAMES: std::sync::OnceLock<InstanceNames> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut names = InstanceNames {
+            hooked: CommandSet::default(),
+            debug_report: CommandSet::default(),
+            queue_family: CommandSet::default(),
+        };
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let Ok(i) = u16::try_from(i) else { break };
+            let (id, name) = (commands::CommandId(i), info.name());
+            if hook(name).is_some() {
+                names.hooked.insert(id);
+            }
+            if debug_report::provided(name).is_some() {
+                names.debug_report.insert(id);
+            }
+            if queue_family::wraps(name) {
+                names.queue_family.insert(id);
+            }
+        }
+        names
+    })
 }
 
 /// # Safety
@@ -327,6 +373,37 @@ mod tests {
     use super::*;
 
     unsafe extern "system" fn driver_function() {}
+
+    /// The per-id sets `instance_table_answer` reads say what the name matches say, for every
+    /// registry command.
+    #[test]
+    fn instance_names_are_the_name_matches() {
+        let names = instance_names();
+        for (i, info) in commands::COMMANDS.iter().enumerate() {
+            let (id, name) = (commands::CommandId(i as u16), info.name());
+            assert_eq!(names.hooked.contains(id), hook(name).is_some(), "{name:?}");
+            assert_eq!(
+                names.debug_report.contains(id),
+                debug_report::provided(name).is_some(),
+                "{name:?}"
+            );
+            let f: vk::PFN_vkVoidFunction = Some(driver_function);
+            assert_eq!(
+                names.queue_family.contains(id),
+                addr(Some(queue_family::wrap(name, f))) != addr(Some(f)),
+                "{name:?}"
+            );
+        }
+        let id = |n: &CStr| commands::lookup(n).unwrap();
+        assert!(names.hooked.contains(id(c"vkEnumeratePhysicalDevices")));
+        assert!(names
+            .debug_report
+            .contains(id(c"vkCreateDebugReportCallbackEXT")));
+        assert!(names
+            .queue_family
+            .contains(id(c"vkGetPhysicalDeviceQueueFamilyProperties")));
+        assert!(!names.hooked.contains(id(c"vkGetPhysicalDeviceFeatures")));
+    }
 
     fn addr(f: Option<vk::PFN_vkVoidFunction>) -> Option<usize> {
         f.flatten().map(|f| f as usize)

@@ -12,6 +12,11 @@ use vkgen_generated::vk;
 /// The most queue families one driver's count query may report to the application.
 const MAX_QUEUE_FAMILIES: u32 = 1024;
 
+/// Whether [`wrap`] replaces a driver's function for `name`.
+pub(super) fn wraps(name: &CStr) -> bool {
+    vkgen_generated::loader_hooks!(queue_family, name).is_some()
+}
+
 /// Our command for `name` when it is a queue-family query the driver answers (`driver` is the
 /// driver's own function, which the hook calls through the driver's table); `driver` otherwise.
 pub(super) fn wrap(name: &CStr, driver: vk::PFN_vkVoidFunction) -> vk::PFN_vkVoidFunction {

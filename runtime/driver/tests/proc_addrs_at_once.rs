@@ -1,8 +1,10 @@
-//! `vkgenGetDeviceProcAddrs` (issue 35), the driver side: the loader fills a device's table
-//! with one call, by `CommandId`, and must get exactly what `vkGetDeviceProcAddr` gives name by
-//! name — through the resolver's rules for a driver without its own `get_device_proc_addr`, and
-//! through the driver's hook when it has one. Ids from a loader of another registry, ids outside
-//! this one and null arrays or devices are refused with nothing written.
+//! `vkgenGetDeviceProcAddrs` and `vkgenGetInstanceProcAddrs` (issue 35), the driver side: the
+//! loader fills a device's table and its table of the driver's instance with one call each, by
+//! `CommandId`, and must get exactly what `vkGetDeviceProcAddr` / `vkGetInstanceProcAddr` give
+//! name by name — through the resolver's rules for a driver without its own
+//! `get_device_proc_addr`, and through the driver's hook when it has one. Ids from a loader of
+//! another registry, ids outside this one and null arrays or handles are refused with nothing
+//! written.
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
@@ -11,8 +13,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vkgen_driver::generated::commands::{self, CommandId, COMMANDS, FINGERPRINT};
 use vkgen_driver::generated::driver::{
-    get_device_proc_addr, get_device_proc_addrs, Driver, PfnGetDeviceProcAddrs,
-    GET_DEVICE_PROC_ADDRS_NAME,
+    get_device_proc_addr, get_device_proc_addrs, get_instance_proc_addr, get_instance_proc_addrs,
+    Driver, PfnGetDeviceProcAddrs, PfnGetInstanceProcAddrs, GET_DEVICE_PROC_ADDRS_NAME,
+    GET_INSTANCE_PROC_ADDRS_NAME,
 };
 use vkgen_driver::generated::vk;
 
@@ -192,6 +195,98 @@ fn vk_get_device_proc_addr_answers_the_private_name_on_a_device_only() {
     assert!(none.is_none());
     assert!(
         commands::lookup(GET_DEVICE_PROC_ADDRS_NAME).is_none(),
+        "not a registry name"
+    );
+}
+
+/// An instance handle of a driver that never reads its instances.
+fn instance() -> vk::Instance {
+    vk::Handle::from_raw(0x2000)
+}
+
+#[test]
+fn instance_ids_are_instance_names() {
+    // Global, instance, physical-device and device commands, hooks and not, and an alias.
+    let ids: Vec<u16> = [
+        c"vkCreateInstance",
+        c"vkDestroyInstance",
+        c"vkEnumeratePhysicalDevices",
+        c"vkGetPhysicalDeviceProperties2KHR",
+        c"vkCreateDevice",
+        c"vkGetDeviceProcAddr",
+        c"vkCreateFence",
+        c"vkDestroyDevice",
+        c"vkCmdDraw",
+    ]
+    .into_iter()
+    .map(|n| id(n).0)
+    .collect();
+    let mut out: Vec<vk::PFN_vkVoidFunction> = vec![Some(MARKER); ids.len()];
+    // SAFETY: `ids` holds `ids.len()` ids and `out` room for as many answers.
+    let r = unsafe {
+        get_instance_proc_addrs::<Plain>(
+            instance(),
+            FINGERPRINT,
+            ids.len() as u32,
+            ids.as_ptr(),
+            out.as_mut_ptr(),
+        )
+    };
+    assert_eq!(r, vk::Result::SUCCESS);
+    let one_by_one: Vec<_> = ids
+        .iter()
+        .map(|&i| {
+            let name = commands::info(CommandId(i)).name();
+            // SAFETY: a non-null instance of a driver that never reads it, and a C string.
+            addr(unsafe { get_instance_proc_addr::<Plain>(instance(), name.as_ptr()) })
+        })
+        .collect();
+    assert_eq!(out.into_iter().map(addr).collect::<Vec<_>>(), one_by_one);
+    assert!(one_by_one[5].is_some() && one_by_one[6].is_some() && one_by_one[8].is_none());
+    // Refused: another registry, a null instance (global commands are asked by name).
+    for (handle, fingerprint, want) in [
+        (
+            instance(),
+            FINGERPRINT ^ 1,
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER,
+        ),
+        (
+            vk::Instance::null(),
+            FINGERPRINT,
+            vk::Result::ERROR_INITIALIZATION_FAILED,
+        ),
+    ] {
+        let mut out: Vec<vk::PFN_vkVoidFunction> = vec![Some(MARKER); ids.len()];
+        // SAFETY: as the call above.
+        let r = unsafe {
+            get_instance_proc_addrs::<Plain>(
+                handle,
+                fingerprint,
+                ids.len() as u32,
+                ids.as_ptr(),
+                out.as_mut_ptr(),
+            )
+        };
+        assert_eq!(r, want);
+        assert!(out.iter().all(|f| addr(*f) == Some(MARKER as usize)));
+    }
+}
+
+#[test]
+fn vk_get_instance_proc_addr_answers_the_private_name_on_an_instance_only() {
+    // SAFETY: a non-null instance of a driver that never reads it, and a C string.
+    let f = unsafe {
+        get_instance_proc_addr::<Plain>(instance(), GET_INSTANCE_PROC_ADDRS_NAME.as_ptr())
+    };
+    let expected: PfnGetInstanceProcAddrs = get_instance_proc_addrs::<Plain>;
+    assert_eq!(addr(f), Some(expected as usize));
+    // SAFETY: a null instance (a global query) and a C string.
+    let global = unsafe {
+        get_instance_proc_addr::<Plain>(vk::Instance::null(), GET_INSTANCE_PROC_ADDRS_NAME.as_ptr())
+    };
+    assert!(global.is_none());
+    assert!(
+        commands::lookup(GET_INSTANCE_PROC_ADDRS_NAME).is_none(),
         "not a registry name"
     );
 }
