@@ -57,8 +57,19 @@ pub fn property_layer_names(properties: &Properties) -> Vec<CString> {
                 .map(|(i, name)| (i as i64 - PROPERTY_VALUE_MAX, name)),
         );
     }
+    // The fixed priorities' names are made once: every vkCreateInstance reads them.
+    static FIXED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let fixed = FIXED.get_or_init(|| {
+        (0..=LAST_FIXED_PRIORITY)
+            .map(|n| format!("debug.vulkan.layer.{n}"))
+            .collect()
+    });
     for n in 0u32.. {
-        match properties.get(&format!("debug.vulkan.layer.{n}")) {
+        let key = match fixed.get(n as usize) {
+            Some(key) => std::borrow::Cow::Borrowed(key.as_str()),
+            None => std::borrow::Cow::Owned(format!("debug.vulkan.layer.{n}")),
+        };
+        match properties.get(&key) {
             Some(name) if !name.is_empty() => prioritised.push((i64::from(n), name)),
             _ if n >= LAST_FIXED_PRIORITY => break,
             _ => {}
