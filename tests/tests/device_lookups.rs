@@ -23,13 +23,17 @@ use vkgen_generated::extensions::{self as ext, ExtensionId};
 use vkgen_tests::env::in_child;
 use vkgen_tests::{paths, require};
 
-/// What the terminator asks the driver for itself, for every device (`DeviceProcs`).
-const LOADER_NEEDS: [&str; 5] = [
+/// What the terminator asks the driver for itself, for every device (`DeviceProcs`), and the
+/// loader once per device without layers: `vkgenGetDeviceProcAddrs`, a vkgen driver's batch
+/// lookup (this fixture, like every other driver, answers the unknown name NULL, so the table's
+/// names are then asked one by one).
+const LOADER_NEEDS: [&str; 6] = [
     "vkDestroyDevice",
     "vkGetDeviceQueue",
     "vkGetDeviceQueue2",
     "vkAllocateCommandBuffers",
     "vkFreeCommandBuffers",
+    "vkgenGetDeviceProcAddrs",
 ];
 
 /// The names the terminator answers without asking the driver: the loader's device hooks
