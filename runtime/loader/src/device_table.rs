@@ -246,10 +246,8 @@ pub struct Driver {
     pub forwarded: &'static CommandSet,
 }
 
-/// What the driver answered for `wanted` in one `vkgenGetDeviceProcAddrs` call (a vkgen
-/// driver's, `vkgen_generated::driver::get_device_proc_addrs`), by id; `None` where the driver
-/// has no such function or refuses the ids (another registry's): the names are asked one by one.
-/// On the stack: a device's creation makes no allocation for it.
+/// What the driver answered for `wanted` in one `vkgenGetDeviceProcAddrs` call, by id
+/// ([`crate::at_once`]); `None` where it cannot: the names are asked one by one.
 ///
 /// # Safety
 /// `device` is the driver's live device.
@@ -257,45 +255,14 @@ unsafe fn driver_answers(
     device: vk::Device,
     driver: &Driver,
     wanted: &CommandSet,
-) -> Option<[vk::PFN_vkVoidFunction; COMMANDS.len()]> {
-    use vkgen_generated::driver::{PfnGetDeviceProcAddrs, GET_DEVICE_PROC_ADDRS_NAME};
+) -> Option<Vec<vk::PFN_vkVoidFunction>> {
+    use vkgen_generated::driver::GET_DEVICE_PROC_ADDRS_NAME;
     // SAFETY: the driver's vkGetDeviceProcAddr with its live device (the contract) and a C
     // string; a driver that does not know the name answers NULL.
-    let f = unsafe { (driver.gdpa)(device, GET_DEVICE_PROC_ADDRS_NAME.as_ptr()) }?;
-    // SAFETY: a vkgen driver answers this name with a function of this type; the name is not a
-    // registry name, so no other driver answers it.
-    let at_once: PfnGetDeviceProcAddrs = unsafe { std::mem::transmute(f) };
-    let mut ids = [0u16; COMMANDS.len()];
-    let mut count = 0;
-    for (slot, id) in ids.iter_mut().zip(wanted.iter()) {
-        *slot = id.0;
-        count += 1;
-    }
-    let mut answers: [vk::PFN_vkVoidFunction; COMMANDS.len()] = [None; COMMANDS.len()];
-    // SAFETY: `ids` holds `count` ids of this registry and `answers` room for `count` answers.
-    let result = unsafe {
-        at_once(
-            device,
-            commands::FINGERPRINT,
-            u32::try_from(count).ok()?,
-            ids.as_ptr(),
-            answers.as_mut_ptr(),
-        )
-    };
-    if result != vk::Result::SUCCESS {
-        log::debug!("vkgenGetDeviceProcAddrs: {result:?}; asking name by name");
-        return None;
-    }
-    // Spread by id, from the last: answer `i` belongs to `ids[i]` ≥ `i` (ids ascend), so each
-    // move reads a place no earlier move wrote.
-    for i in (0..count).rev() {
-        let (id, f) = (usize::from(ids[i]), answers[i]);
-        answers[i] = None;
-        if let Some(slot) = answers.get_mut(id) {
-            *slot = f;
-        }
-    }
-    Some(answers)
+    let found = unsafe { (driver.gdpa)(device, GET_DEVICE_PROC_ADDRS_NAME.as_ptr()) };
+    let ids: Vec<u16> = wanted.iter().map(|id| id.0).collect();
+    // SAFETY: `found` is the driver's answer for the batch's name on `device`, its live device.
+    unsafe { crate::at_once::answers_by_id("vkgenGetDeviceProcAddrs", found, device, &ids) }
 }
 
 /// Fills a device's table from `gdpa`, the head of its chain, asking only for the names

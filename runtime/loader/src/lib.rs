@@ -56,6 +56,7 @@
 
 pub mod api;
 pub mod apk;
+pub(crate) mod at_once;
 pub mod chain;
 pub mod device_table;
 pub mod dispatch_data;

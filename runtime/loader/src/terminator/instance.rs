@@ -439,14 +439,12 @@ unsafe fn driver_instance_answers(
     gipa: vk::PFN_vkGetInstanceProcAddr,
     handle: vk::Instance,
 ) -> Option<Vec<vk::PFN_vkVoidFunction>> {
-    use vkgen_generated::commands::{self, COMMANDS};
-    use vkgen_generated::driver::{PfnGetInstanceProcAddrs, GET_INSTANCE_PROC_ADDRS_NAME};
+    use vkgen_generated::commands;
+    use vkgen_generated::driver::GET_INSTANCE_PROC_ADDRS_NAME;
     // SAFETY: the driver's lookup with its live instance (the contract) and a C string; a
     // driver that does not know the name answers NULL.
-    let f = unsafe { gipa(handle, GET_INSTANCE_PROC_ADDRS_NAME.as_ptr()) }?;
-    // SAFETY: a vkgen driver answers this name with a function of this type; the name is not a
-    // registry name, so no other driver answers it.
-    let at_once: PfnGetInstanceProcAddrs = unsafe { std::mem::transmute(f) };
+    let found = unsafe { gipa(handle, GET_INSTANCE_PROC_ADDRS_NAME.as_ptr()) };
+    found?;
     static IDS: OnceLock<Vec<u16>> = OnceLock::new();
     let ids = IDS.get_or_init(|| {
         let mut set = crate::device_table::CommandSet::default();
@@ -465,28 +463,9 @@ unsafe fn driver_instance_answers(
         }
         set.iter().map(|id| id.0).collect()
     });
-    let mut answers: Vec<vk::PFN_vkVoidFunction> = vec![None; ids.len()];
-    // SAFETY: `ids` holds `ids.len()` ids of this registry and `answers` room for as many.
-    let result = unsafe {
-        at_once(
-            handle,
-            commands::FINGERPRINT,
-            u32::try_from(ids.len()).ok()?,
-            ids.as_ptr(),
-            answers.as_mut_ptr(),
-        )
-    };
-    if result != vk::Result::SUCCESS {
-        log::debug!("vkgenGetInstanceProcAddrs: {result:?}; asking name by name");
-        return None;
-    }
-    let mut by_id = vec![None; COMMANDS.len()];
-    for (&id, f) in ids.iter().zip(answers) {
-        if let Some(slot) = by_id.get_mut(usize::from(id)) {
-            *slot = f;
-        }
-    }
-    Some(by_id)
+    // SAFETY: `found` is the driver's answer for the batch's name on `handle`, its live
+    // instance.
+    unsafe { crate::at_once::answers_by_id("vkgenGetInstanceProcAddrs", found, handle, ids) }
 }
 
 /// Destroys every driver instance of `term`.
