@@ -12,6 +12,11 @@
 //! (`vkDestroyDevice`, the queue and command-buffer commands, the WSI's) are asked by the
 //! terminator (`terminator::device`), not through this table.
 //!
+//! **Without layers the driver is asked directly.** The chain is then the terminator alone, which
+//! hands every name but its own hooks to the driver unchanged (`api::proc_addr::forwarded`); those
+//! names are asked of the driver's `vkGetDeviceProcAddr` itself, and of a vkgen driver in one
+//! `vkgenGetDeviceProcAddrs` call (`at_once.rs`), with the same answers (issue 35).
+//!
 //! **What was asked is remembered.** [`TableAnswers`] records which names the chain was asked
 //! and which of them it answered. `vkGetDeviceProcAddr` answers an asked name from that record
 //! (its table entry, or NULL) without calling down the chain, which gives the chain's own answer
