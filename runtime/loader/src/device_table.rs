@@ -83,6 +83,18 @@ impl CommandSet {
         self.len() == 0
     }
 
+    /// Every registry command `keep` says yes to (given its id and row).
+    pub fn matching(mut keep: impl FnMut(CommandId, &commands::CommandInfo) -> bool) -> Self {
+        let mut set = CommandSet::default();
+        for (i, info) in COMMANDS.iter().enumerate() {
+            let Ok(i) = u16::try_from(i) else { break };
+            if keep(CommandId(i), info) {
+                set.insert(CommandId(i));
+            }
+        }
+        set
+    }
+
     /// The commands of both sets.
     pub fn intersection(&self, other: &CommandSet) -> CommandSet {
         let mut out = *self;
@@ -566,8 +578,7 @@ mod tests {
         fake_answer(name)
     }
 
-    /// `vkgenGetDeviceProcAddrs` answering as [`fake_answer`]; it refuses a count of 0 as a
-    /// stand-in for a driver of another registry.
+    /// `vkgenGetDeviceProcAddrs` answering as [`fake_answer`], recording each call's count.
     unsafe extern "system" fn at_once(
         _: vk::Device,
         fingerprint: u64,

@@ -179,16 +179,7 @@ unsafe fn chain_proc_addr(
 /// bit instead of comparing the name with each hook's.
 fn hooked() -> &'static CommandSet {
     static HOOKED: OnceLock<CommandSet> = OnceLock::new();
-    HOOKED.get_or_init(|| {
-        let mut set = CommandSet::default();
-        for (i, info) in commands::COMMANDS.iter().enumerate() {
-            let Ok(i) = u16::try_from(i) else { break };
-            if loader_hooked(info.name(), info) {
-                set.insert(CommandId(i));
-            }
-        }
-        set
-    })
+    HOOKED.get_or_init(|| CommandSet::matching(|_, info| loader_hooked(info.name(), info)))
 }
 
 /// The device-level commands the terminator hands to the driver's `vkGetDeviceProcAddr` as
@@ -198,17 +189,10 @@ pub(crate) fn forwarded() -> &'static CommandSet {
     static FORWARDED: OnceLock<CommandSet> = OnceLock::new();
     FORWARDED.get_or_init(|| {
         let hooked = hooked();
-        let mut set = CommandSet::default();
-        for (i, info) in commands::COMMANDS.iter().enumerate() {
-            let Ok(i) = u16::try_from(i) else { break };
-            let id = CommandId(i);
-            if info.level == Level::Device
+        CommandSet::matching(|id, info| {
+            info.level == Level::Device
                 && terminator::forwards_to_driver(info.name(), hooked.contains(id))
-            {
-                set.insert(id);
-            }
-        }
-        set
+        })
     })
 }
 

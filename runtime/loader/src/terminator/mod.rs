@@ -127,26 +127,10 @@ struct InstanceNames {
 
 fn instance_names() -> &'static InstanceNames {
     static NAMES: std::sync::OnceLock<InstanceNames> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| {
-        let mut names = InstanceNames {
-            hooked: CommandSet::default(),
-            debug_report: CommandSet::default(),
-            queue_family: CommandSet::default(),
-        };
-        for (i, info) in commands::COMMANDS.iter().enumerate() {
-            let Ok(i) = u16::try_from(i) else { break };
-            let (id, name) = (commands::CommandId(i), info.name());
-            if hook(name).is_some() {
-                names.hooked.insert(id);
-            }
-            if debug_report::provided(name).is_some() {
-                names.debug_report.insert(id);
-            }
-            if queue_family::wraps(name) {
-                names.queue_family.insert(id);
-            }
-        }
-        names
+    NAMES.get_or_init(|| InstanceNames {
+        hooked: CommandSet::matching(|_, info| hook(info.name()).is_some()),
+        debug_report: CommandSet::matching(|_, info| debug_report::provided(info.name()).is_some()),
+        queue_family: CommandSet::matching(|_, info| queue_family::wraps(info.name())),
     })
 }
 
