@@ -308,17 +308,17 @@ pub unsafe fn load(
         if !exposable.contains(id) {
             return None;
         }
-        let name = commands::info(id).name();
+        let name = || commands::info(id).name().as_ptr();
         let f = match &direct {
             Some((d, at_once)) if d.forwarded.contains(id) => match at_once {
                 Some(by_id) => by_id.get(usize::from(id.0)).copied().flatten(),
                 // SAFETY: the driver's vkGetDeviceProcAddr with its live device (the
                 // contract) and a NUL-terminated name from the generated table.
-                None => unsafe { (d.gdpa)(device, name.as_ptr()) },
+                None => unsafe { (d.gdpa)(device, name()) },
             },
             // SAFETY: `device` is the live device `gdpa`'s chain created (this function's
             // contract) and `name` a command name from the generated table, NUL-terminated.
-            _ => unsafe { gdpa(device, name.as_ptr()) },
+            _ => unsafe { gdpa(device, name()) },
         };
         answers.asked.insert(id);
         if f.is_some() {
